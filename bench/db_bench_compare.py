@@ -1,0 +1,262 @@
+#!/usr/bin/env python3
+"""Side-by-side comparison of RocksDB memtable representations with db_bench.
+
+Runs Debian's db_bench (RocksDB 7.8.3, package rocksdb-tools) once per
+(workload, repeat, rep), alternating the reps inside every repeat (order
+rotated each repeat) so that all reps see the same machine noise.  Reps that
+are not RocksDB built-ins are loaded from a plugin via LD_PRELOAD.  Prints a
+Markdown table of median ops/sec (and ratio to the first, baseline, rep), a
+table of median peak RSS, and the db_bench command line used per workload.
+
+Usage (Python 3 standard library only):
+    python3 bench/db_bench_compare.py --plugin build/libmemrep_plugin.so
+    python3 bench/db_bench_compare.py --reps skip_list,vector --quick
+    python3 bench/db_bench_compare.py --workloads fillrandom,readrandom \\
+        --num 200000 --repeats 2 --json results.json
+"""
+import argparse
+import json
+import os
+import re
+import shlex
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+BUILTIN_REPS = {"skip_list", "vector", "hash_linkedlist", "prefix_hash"}
+NON_CONCURRENT_REPS = {"vector", "hash_linkedlist", "prefix_hash"}
+PREFIX_REPS = {"hash_linkedlist", "prefix_hash"}
+
+# workload name -> (db_bench --benchmarks, measured benchmark, flag overrides)
+WORKLOADS = {
+    "fillrandom": ("fillrandom", "fillrandom", lambda a: {}),
+    "fillrandom_2t": ("fillrandom", "fillrandom",
+                      lambda a: {"threads": 2, "num": a.num // 2}),
+    "overwrite": ("fillrandom,overwrite", "overwrite", lambda a: {}),
+}
+for _name in ("readrandom", "readwhilewriting", "seekrandom",
+              "seekrandomwhilewriting", "readrandomwriterandom"):
+    WORKLOADS[_name] = (f"fillrandom,{_name}", _name,
+                        lambda a: {"reads": a.reads})
+
+RESULT_RE = re.compile(r"^(\S+)\s+:\s+([\d.]+) micros/op ([\d.]+) ops/sec")
+
+
+class BenchError(Exception):
+    """A failed or unusable benchmark run; reported and exit non-zero."""
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--db-bench", default=shutil.which("db_bench") or "/usr/bin/db_bench")
+    p.add_argument("--plugin", help="shared library LD_PRELOADed for non-built-in reps")
+    p.add_argument("--reps", default="skip_list,memrep.SortedHash",
+                   help="comma list; the first is the baseline")
+    p.add_argument("--workloads", default=",".join(WORKLOADS))
+    p.add_argument("--num", type=int, help="keys (default 1000000; 100000 with --quick)")
+    p.add_argument("--reads", type=int, help="reads per reader thread (default num/4)")
+    p.add_argument("--repeats", type=int, help="default 3; 1 with --quick")
+    p.add_argument("--key-size", type=int, default=16)
+    p.add_argument("--value-size", type=int, default=100)
+    p.add_argument("--write-buffer-size", type=int, default=1 << 30)
+    p.add_argument("--timeout", type=float, default=600, help="seconds per run")
+    p.add_argument("--json", help="write raw runs and summary here")
+    p.add_argument("--quick", action="store_true", help="num=100000, repeats=1")
+    p.add_argument("--tmpdir", help="parent of the db dirs (default: fresh mkdtemp)")
+    p.add_argument("--extra", action="append", default=[],
+                   help="extra db_bench flags, e.g. --extra=--arena_block_size=65536")
+    a = p.parse_args(argv)
+    a.num = a.num or (100000 if a.quick else 1000000)
+    a.repeats = a.repeats or (1 if a.quick else 3)
+    a.reads = a.reads or max(1, a.num // 4)
+    a.reps = [r for r in a.reps.split(",") if r]
+    a.workloads = [w for w in a.workloads.split(",") if w]
+    return a
+
+
+def validate(a):
+    unknown = [w for w in a.workloads if w not in WORKLOADS]
+    if unknown:
+        raise BenchError(f"unknown workload(s) {unknown}; choose from {list(WORKLOADS)}")
+    if not a.reps:
+        raise BenchError("--reps is empty")
+    if not (os.path.isfile(a.db_bench) and os.access(a.db_bench, os.X_OK)):
+        raise BenchError(f"db_bench not found or not executable: {a.db_bench}")
+    plugin_reps = [r for r in a.reps if r not in BUILTIN_REPS]
+    if plugin_reps and not a.plugin:
+        raise BenchError(f"rep(s) {plugin_reps} are not RocksDB built-ins "
+                         f"({sorted(BUILTIN_REPS)}): pass --plugin PATH")
+    if a.plugin:
+        a.plugin = os.path.abspath(a.plugin)
+        if not os.path.isfile(a.plugin):
+            raise BenchError(f"--plugin file does not exist: {a.plugin}")
+
+
+def build_command(a, workload, rep, repeat, db_dir):
+    """Return (argv, env_overrides) for one db_bench run."""
+    benchmarks, _, overrides = WORKLOADS[workload]
+    flags = {"benchmarks": benchmarks, "key_size": a.key_size,
+             "value_size": a.value_size, "num": a.num, "disable_wal": 1,
+             "compression_type": "none", "write_buffer_size": a.write_buffer_size,
+             "max_write_buffer_number": 4, "seed": 1000 + repeat, "statistics": 0,
+             "histogram": 0, "db": db_dir, "threads": 1, "memtablerep": rep}
+    flags.update(overrides(a))
+    if rep in NON_CONCURRENT_REPS:
+        flags["allow_concurrent_memtable_write"] = "false"
+    if rep in PREFIX_REPS:
+        flags["prefix_size"] = 8
+    cmd = [a.db_bench] + [f"--{k}={v}" for k, v in flags.items()]
+    for e in a.extra:
+        cmd += shlex.split(e)
+    env = {} if rep in BUILTIN_REPS else {"LD_PRELOAD": a.plugin}
+    return cmd, env
+
+
+def run_child(cmd, env_over, timeout, out_f, err_f):
+    """Run cmd; return (exit code, ru_maxrss KiB) of exactly that child."""
+    env = dict(os.environ, **env_over)
+    proc = subprocess.Popen(cmd, env=env, stdout=out_f, stderr=err_f,
+                            stdin=subprocess.DEVNULL)
+    deadline = time.monotonic() + timeout
+    while True:
+        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+        if pid:
+            break
+        if time.monotonic() > deadline:
+            proc.send_signal(signal.SIGKILL)
+            os.wait4(proc.pid, 0)
+            proc.returncode = -signal.SIGKILL
+            raise BenchError(f"timed out after {timeout:.0f} s: {shlex.join(cmd)}")
+        time.sleep(0.02)
+    proc.returncode = os.waitstatus_to_exitcode(status)  # Popen must not reap
+    return proc.returncode, usage.ru_maxrss
+
+
+def tail(text, lines=15):
+    text = re.sub(r"(\.\.\. finished \d+ ops\s*)+", "", text)  # progress noise
+    return "\n".join(text.strip().splitlines()[-lines:])
+
+
+def parse_ops(stdout, bench):
+    """ops/sec of the result line of benchmark `bench`, or None."""
+    for line in stdout.splitlines():
+        m = RESULT_RE.match(line)
+        if m and m.group(1) == bench:
+            return float(m.group(3)), line.strip()
+    return None, None
+
+
+def run_once(a, workload, rep, repeat, parent):
+    db_dir = tempfile.mkdtemp(prefix=f"{workload}-{rep}-{repeat}-", dir=parent)
+    cmd, env = build_command(a, workload, rep, repeat, db_dir)
+    try:
+        with tempfile.TemporaryFile("w+") as out_f, tempfile.TemporaryFile("w+") as err_f:
+            t0 = time.monotonic()
+            code, maxrss = run_child(cmd, env, a.timeout, out_f, err_f)
+            wall = time.monotonic() - t0
+            out_f.seek(0), err_f.seek(0)
+            stdout, stderr = out_f.read(), err_f.read()
+    finally:
+        shutil.rmtree(db_dir, ignore_errors=True)
+    shown = shlex.join([f"{k}={v}" for k, v in env.items()] + cmd)
+    bench = WORKLOADS[workload][1]
+    ops, line = parse_ops(stdout, bench) if code == 0 else (None, None)
+    if ops is None:
+        why = f"exit status {code}" if code else f"no '{bench} :' result line"
+        raise BenchError(f"{workload} / {rep} failed ({why}).\ncommand: {shown}\n"
+                         f"--- stderr tail ---\n{tail(stderr)}\n"
+                         f"--- stdout tail ---\n{tail(stdout, 5)}")
+    factory = re.search(r"^Memtablerep: (.*)$", stdout, re.M)
+    return {"workload": workload, "rep": rep, "repeat": repeat, "ops_sec": ops,
+            "maxrss_kib": maxrss, "wall_s": round(wall, 3), "result_line": line,
+            "factory": factory.group(1) if factory else None, "command": shown}
+
+
+def run_all(a, parent):
+    runs, total = [], len(a.workloads) * a.repeats * len(a.reps)
+    for workload in a.workloads:
+        for r in range(a.repeats):
+            k = r % len(a.reps)
+            for rep in a.reps[k:] + a.reps[:k]:
+                res = run_once(a, workload, rep, r, parent)
+                runs.append(res)
+                print(f"[{len(runs)}/{total}] {workload} {rep} rep {r + 1}: "
+                      f"{res['ops_sec']:.0f} ops/s, {res['maxrss_kib'] / 1024:.0f} MB",
+                      file=sys.stderr, flush=True)
+    return runs
+
+
+def summarize(a, runs):
+    """Per workload and rep: median ops/sec and median peak RSS (MB)."""
+    s = {}
+    for w in a.workloads:
+        s[w] = {}
+        for rep in a.reps:
+            mine = [x for x in runs if x["workload"] == w and x["rep"] == rep]
+            s[w][rep] = {"median_ops_sec": statistics.median(x["ops_sec"] for x in mine),
+                         "median_rss_mb": statistics.median(x["maxrss_kib"] for x in mine) / 1024,
+                         "factory": mine[0]["factory"]}
+    return s
+
+
+def ratio(x, base):
+    return f"{x / base:.2f}x" if base else "n/a"
+
+
+def markdown(header, rows):
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def report(a, s, runs):
+    base, others = a.reps[0], a.reps[1:]
+    hdr = ["workload"] + [f"{r} ops/s" for r in a.reps] + [f"{r} / {base}" for r in others]
+    rows = []
+    for w in a.workloads:
+        m = {r: s[w][r]["median_ops_sec"] for r in a.reps}
+        rows.append([w] + [f"{m[r]:,.0f}" for r in a.reps] + [ratio(m[r], m[base]) for r in others])
+    print(f"### Throughput (median of {a.repeats}, num={a.num}, reads={a.reads})\n")
+    print(markdown(hdr, rows))
+    hdr = ["workload"] + [f"{r} MB" for r in a.reps] + [f"{r} / {base}" for r in others]
+    rss = {w: {r: s[w][r]["median_rss_mb"] for r in a.reps} for w in a.workloads}
+    rss["**max**"] = {r: max(rss[w][r] for w in a.workloads) for r in a.reps}
+    rows = [[w] + [f"{m[r]:.0f}" for r in a.reps] + [ratio(m[r], m[base]) for r in others]
+            for w, m in rss.items()]
+    print("\n### Peak RSS of the db_bench process (median, MB)\n")
+    print(markdown(hdr, rows))
+    print("\n### db_bench command lines (one run per workload)\n")
+    for w in a.workloads:
+        pick = [x for x in runs if x["workload"] == w and x["rep"] == a.reps[-1]][0]
+        print(f"- {w}: `{pick['command']}`")
+
+
+def main(argv=None):
+    a = parse_args(argv)
+    own_tmp = a.tmpdir is None
+    parent = tempfile.mkdtemp(prefix="memrep-dbbench-") if own_tmp else a.tmpdir
+    try:
+        validate(a)
+        os.makedirs(parent, exist_ok=True)
+        runs = run_all(a, parent)
+        s = summarize(a, runs)
+        report(a, s, runs)
+        if a.json:
+            with open(a.json, "w") as f:
+                json.dump({"config": {k: v for k, v in vars(a).items()},
+                           "runs": runs, "summary": s}, f, indent=2)
+    except BenchError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    finally:
+        if own_tmp:
+            shutil.rmtree(parent, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,58 @@
+// The sorted hash rep: a lock-free hash index on the full user key for O(1)
+// inserts and point reads, and sorted runs cut from a write list in the
+// background for ordered reads. Design and costs: docs/sorted_hash.md.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "memrep/rep.h"
+#include "memrep/status.h"
+
+namespace memrep {
+
+struct SortedHashOptions {
+  // Hash buckets, 8 bytes each, rounded up to a power of two. 0 derives the
+  // count from write_buffer_size: one bucket per 64 bytes of memtable.
+  uint64_t bucket_count = 0;
+
+  // The memtable size this rep is sized for, in bytes.
+  uint64_t write_buffer_size = uint64_t{64} << 20;
+
+  // An iterator that finds at least this many entries not yet in a sorted run
+  // sorts them into a new shared run; fewer are sorted privately for it alone.
+  uint32_t seal_threshold = 256;
+
+  // The background worker is asked to cut the write list each time a writer
+  // thread has added this many entries.
+  uint32_t background_cut = 4096;
+
+  // Sorted runs kept at most while writes continue; more are merged.
+  uint32_t max_runs = 8;
+
+  // Limits on the values above, checked by Validate().
+  static constexpr uint64_t kMaxBucketCount = uint64_t{1} << 30;  // 8 GiB of buckets
+  static constexpr uint64_t kMinWriteBufferSize = uint64_t{4} << 10;
+  static constexpr uint64_t kMaxWriteBufferSize = uint64_t{1} << 40;
+  static constexpr uint32_t kMaxRuns = 64;
+  static constexpr uint32_t kMaxThreshold = uint32_t{1} << 24;
+
+  // OK, or InvalidArgument naming the bad field, its value and the allowed range.
+  Status Validate() const;
+
+  // The bucket count the rep will use: a power of two.
+  uint64_t EffectiveBucketCount() const;
+
+  // "bucket_count=0;write_buffer_size=67108864;..." (every field, for logs).
+  std::string ToString() const;
+
+  // Sets the field called `name` from `value` (a decimal number). An unknown
+  // name, a non-number or a value out of range gives InvalidArgument.
+  Status Set(const std::string& name, const std::string& value);
+};
+
+// REQUIRES: options.Validate().ok(), context.allocator != nullptr.
+std::unique_ptr<Rep> NewSortedHashRep(const SortedHashOptions& options, const RepContext& context);
+
+}  // namespace memrep

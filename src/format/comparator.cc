@@ -1,0 +1,22 @@
+#include "format/key_order.h"
+#include "memrep/comparator.h"
+
+namespace memrep {
+namespace {
+
+class BytewiseUserKeyComparator final : public UserKeyComparator {
+ public:
+  const char* Name() const override { return "memrep.Bytewise"; }
+  int Compare(std::string_view a, std::string_view b) const override {
+    return format::BytewiseCompare(a, b);
+  }
+};
+
+}  // namespace
+
+const UserKeyComparator* BytewiseComparator() {
+  static const BytewiseUserKeyComparator instance;
+  return &instance;
+}
+
+}  // namespace memrep

@@ -1,0 +1,46 @@
+#include "memrep/entry.h"
+
+#include "format/coding.h"
+
+namespace memrep {
+
+size_t EncodedEntrySize(size_t user_key_size, size_t value_size) {
+  const size_t internal_key_size = user_key_size + 8;
+  return format::VarintLength(internal_key_size) + internal_key_size +
+         format::VarintLength(value_size) + value_size;
+}
+
+char* EncodeEntry(char* dst, std::string_view user_key, SequenceNumber seq, uint8_t type,
+                  std::string_view value) {
+  char* p = format::EncodeVarint32(dst, static_cast<uint32_t>(user_key.size() + 8));
+  std::memcpy(p, user_key.data(), user_key.size());
+  p += user_key.size();
+  format::EncodeFixed64(p, PackTag(seq, type));
+  p += 8;
+  p = format::EncodeVarint32(p, static_cast<uint32_t>(value.size()));
+  std::memcpy(p, value.data(), value.size());
+  return p + value.size();
+}
+
+EntryView DecodeEntry(const char* entry) {
+  uint32_t internal_key_size;
+  const char* p = format::DecodeVarint32(entry, &internal_key_size);
+  EntryView view;
+  view.user_key = std::string_view(p, internal_key_size - 8);
+  p += internal_key_size;
+  view.tag = format::DecodeFixed64(p - 8);
+  uint32_t value_size;
+  p = format::DecodeVarint32(p, &value_size);
+  view.value = std::string_view(p, value_size);
+  return view;
+}
+
+void AppendInternalKey(std::string* out, std::string_view user_key, SequenceNumber seq,
+                       uint8_t type) {
+  out->append(user_key);
+  char tag[8];
+  format::EncodeFixed64(tag, PackTag(seq, type));
+  out->append(tag, 8);
+}
+
+}  // namespace memrep

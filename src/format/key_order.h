@@ -1,0 +1,85 @@
+// KeyOrder: how a rep compares internal keys and entries, with the bytewise
+// comparator inlined and an order-preserving 8-byte prefix for fast searches.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <string_view>
+
+#include "format/coding.h"
+#include "memrep/comparator.h"
+#include "memrep/entry.h"
+
+namespace memrep::format {
+
+// The user key of an entry, without decoding the value.
+inline std::string_view EntryUserKey(const char* entry, uint64_t* tag) {
+  uint32_t internal_key_size;
+  const char* p = DecodeVarint32(entry, &internal_key_size);
+  *tag = DecodeFixed64(p + internal_key_size - 8);
+  return std::string_view(p, internal_key_size - 8);
+}
+
+inline int BytewiseCompare(std::string_view a, std::string_view b) {
+  const size_t n = std::min(a.size(), b.size());
+  int r = n == 0 ? 0 : std::memcmp(a.data(), b.data(), n);
+  if (r == 0) r = a.size() < b.size() ? -1 : (a.size() > b.size() ? 1 : 0);
+  return r;
+}
+
+class KeyOrder {
+ public:
+  // nullptr or BytewiseComparator() selects the inlined bytewise order.
+  explicit KeyOrder(const UserKeyComparator* user)
+      : user_(user == BytewiseComparator() ? nullptr : user) {}
+
+  bool bytewise() const { return user_ == nullptr; }
+  const UserKeyComparator* user_comparator() const {
+    return user_ != nullptr ? user_ : BytewiseComparator();
+  }
+
+  int CompareUserKeys(std::string_view a, std::string_view b) const {
+    return user_ == nullptr ? BytewiseCompare(a, b) : user_->Compare(a, b);
+  }
+
+  // Internal-key order: user key ascending, then sequence descending; the
+  // type byte is ignored.
+  int Compare(std::string_view a_user, uint64_t a_tag, std::string_view b_user,
+              uint64_t b_tag) const {
+    int r = CompareUserKeys(a_user, b_user);
+    if (r != 0) return r;
+    const uint64_t a_seq = TagSequence(a_tag), b_seq = TagSequence(b_tag);
+    return a_seq > b_seq ? -1 : (a_seq < b_seq ? 1 : 0);
+  }
+
+  int CompareEntries(const char* a, const char* b) const {
+    uint64_t a_tag, b_tag;
+    std::string_view a_user = EntryUserKey(a, &a_tag);
+    std::string_view b_user = EntryUserKey(b, &b_tag);
+    return Compare(a_user, a_tag, b_user, b_tag);
+  }
+
+  // REQUIRES: internal_key.size() >= 8.
+  int CompareEntryToKey(const char* entry, std::string_view internal_key) const {
+    uint64_t tag;
+    std::string_view user = EntryUserKey(entry, &tag);
+    return Compare(user, tag, internal_key.substr(0, internal_key.size() - 8),
+                   DecodeFixed64(internal_key.data() + internal_key.size() - 8));
+  }
+
+  // A summary of a user key such that Prefix(a) < Prefix(b) implies a < b:
+  // its first 8 bytes, big-endian, zero-padded. Zero for every key under a
+  // custom comparator, where bytes say nothing about order.
+  uint64_t Prefix(std::string_view user_key) const {
+    if (user_ != nullptr) return 0;
+    uint64_t v = 0;
+    std::memcpy(&v, user_key.data(), std::min<size_t>(8, user_key.size()));
+    return __builtin_bswap64(v);
+  }
+
+ private:
+  const UserKeyComparator* user_;
+};
+
+}  // namespace memrep::format

@@ -1,0 +1,98 @@
+// HashIndex: a fixed array of buckets, each the head of a lock-free singly
+// linked chain of nodes kept in internal-key order.
+//
+//   buckets: [ Node* ][ Node* ] ...  8 bytes each, power-of-two count,
+//            zero pages from calloc: creating an index touches no memory.
+//   chain:   bucket -> n1 -> n2 -> ... (ascending internal key)
+//
+// Thread safety: Insert may run from many threads at once; Find/Walk run
+// concurrently with them and take no lock.
+// Invariants:
+//  1. Nodes are never removed, so a node's successor only changes by a new
+//     node being linked directly after it.
+//  2. A chain is strictly ascending: a node is linked only between a
+//     predecessor that is smaller and a successor that is larger, checked
+//     against the successor value the CAS then confirms.
+//  3. A node's fields are complete before the release CAS that links it;
+//     readers follow links with acquire loads, so they see complete nodes.
+// Cost: insert and lookup walk one chain, of expected length count/buckets.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <cstdlib>
+#include <new>
+#include <string_view>
+
+#include "format/key_order.h"
+#include "sorted_hash/node.h"
+#include "util/hash.h"
+
+namespace memrep::sorted_hash {
+
+class HashIndex {
+ public:
+  explicit HashIndex(uint64_t bucket_count) : mask_(bucket_count - 1) {
+    buckets_ = static_cast<Node**>(std::calloc(bucket_count, sizeof(Node*)));
+    if (buckets_ == nullptr) throw std::bad_alloc();
+  }
+  ~HashIndex() { std::free(buckets_); }
+  HashIndex(const HashIndex&) = delete;
+  HashIndex& operator=(const HashIndex&) = delete;
+
+  size_t bytes() const { return (mask_ + 1) * sizeof(Node*); }
+
+  // Links `node` into its chain. Returns false, linking nothing, if a node
+  // with the same user key and sequence is present.
+  bool Insert(const format::KeyOrder& order, Node* node) {
+    uint64_t tag;
+    const std::string_view user_key = format::EntryUserKey(node->entry(), &tag);
+    std::atomic_ref<Node*> bucket(buckets_[util::Hash(user_key) & mask_]);
+    Node* prev = nullptr;
+    for (;;) {
+      // acquire: pairs with the release CAS that published `next`.
+      Node* next = prev == nullptr ? bucket.load(std::memory_order_acquire)
+                                   : prev->bucket_next.load(std::memory_order_acquire);
+      while (next != nullptr) {
+        uint64_t next_tag;
+        const std::string_view next_key = format::EntryUserKey(next->entry(), &next_tag);
+        const int c = order.Compare(next_key, next_tag, user_key, tag);
+        if (c == 0) return false;
+        if (c > 0) break;
+        prev = next;
+        next = next->bucket_next.load(std::memory_order_acquire);
+      }
+      // relaxed: node is not yet visible; the CAS below releases it.
+      node->bucket_next.store(next, std::memory_order_relaxed);
+      // release: publishes the node's entry and bucket_next to readers.
+      // On failure a node was linked after prev (invariant 1): rescan from prev.
+      bool linked = prev == nullptr
+                        ? bucket.compare_exchange_strong(next, node, std::memory_order_release,
+                                                         std::memory_order_relaxed)
+                        : prev->bucket_next.compare_exchange_strong(
+                              next, node, std::memory_order_release, std::memory_order_relaxed);
+      if (linked) return true;
+    }
+  }
+
+  // The first node of `user_key`'s chain whose entry is >= internal_key.
+  const Node* Find(const format::KeyOrder& order, std::string_view internal_key) const {
+    const std::string_view user_key = internal_key.substr(0, internal_key.size() - 8);
+    std::atomic_ref<Node*> bucket(buckets_[util::Hash(user_key) & mask_]);
+    const Node* node = bucket.load(std::memory_order_acquire);
+    while (node != nullptr && order.CompareEntryToKey(node->entry(), internal_key) < 0) {
+      node = node->bucket_next.load(std::memory_order_acquire);
+    }
+    return node;
+  }
+
+  static const Node* Next(const Node* node) {
+    return node->bucket_next.load(std::memory_order_acquire);
+  }
+
+ private:
+  const uint64_t mask_;
+  Node** buckets_;  // accessed only through std::atomic_ref
+};
+
+}  // namespace memrep::sorted_hash

@@ -1,0 +1,86 @@
+#include <bit>
+#include <charconv>
+#include <limits>
+#include <sstream>
+
+#include "memrep/sorted_hash.h"
+
+namespace memrep {
+namespace {
+
+Status OutOfRange(const char* name, uint64_t value, uint64_t lo, uint64_t hi) {
+  std::ostringstream msg;
+  msg << "sorted hash option " << name << "=" << value << " is out of range; use " << lo
+      << ".." << hi;
+  return Status::InvalidArgument(msg.str());
+}
+
+}  // namespace
+
+Status SortedHashOptions::Validate() const {
+  if (bucket_count > kMaxBucketCount) {
+    return OutOfRange("bucket_count", bucket_count, 0, kMaxBucketCount);
+  }
+  if (write_buffer_size < kMinWriteBufferSize || write_buffer_size > kMaxWriteBufferSize) {
+    return OutOfRange("write_buffer_size", write_buffer_size, kMinWriteBufferSize,
+                      kMaxWriteBufferSize);
+  }
+  if (seal_threshold < 1 || seal_threshold > kMaxThreshold) {
+    return OutOfRange("seal_threshold", seal_threshold, 1, kMaxThreshold);
+  }
+  if (background_cut < 1 || background_cut > kMaxThreshold) {
+    return OutOfRange("background_cut", background_cut, 1, kMaxThreshold);
+  }
+  if (max_runs < 2 || max_runs > kMaxRuns) return OutOfRange("max_runs", max_runs, 2, kMaxRuns);
+  return Status::OK();
+}
+
+uint64_t SortedHashOptions::EffectiveBucketCount() const {
+  uint64_t wanted = bucket_count != 0 ? bucket_count : write_buffer_size / 64;
+  if (wanted < 1024) wanted = 1024;
+  if (wanted > kMaxBucketCount) wanted = kMaxBucketCount;
+  return std::bit_ceil(wanted);
+}
+
+std::string SortedHashOptions::ToString() const {
+  std::ostringstream out;
+  out << "bucket_count=" << bucket_count << ";write_buffer_size=" << write_buffer_size
+      << ";seal_threshold=" << seal_threshold << ";background_cut=" << background_cut
+      << ";max_runs=" << max_runs;
+  return out.str();
+}
+
+Status SortedHashOptions::Set(const std::string& name, const std::string& value) {
+  uint64_t number = 0;
+  const char* end = value.data() + value.size();
+  auto [ptr, ec] = std::from_chars(value.data(), end, number);
+  if (value.empty() || ec != std::errc() || ptr != end) {
+    return Status::InvalidArgument("sorted hash option " + name + "='" + value +
+                                   "' is not a non-negative decimal number");
+  }
+  SortedHashOptions next = *this;
+  auto as_u32 = [&](uint32_t* field) {
+    *field = number > std::numeric_limits<uint32_t>::max() ? std::numeric_limits<uint32_t>::max()
+                                                           : static_cast<uint32_t>(number);
+  };
+  if (name == "bucket_count") {
+    next.bucket_count = number;
+  } else if (name == "write_buffer_size") {
+    next.write_buffer_size = number;
+  } else if (name == "seal_threshold") {
+    as_u32(&next.seal_threshold);
+  } else if (name == "background_cut") {
+    as_u32(&next.background_cut);
+  } else if (name == "max_runs") {
+    as_u32(&next.max_runs);
+  } else {
+    return Status::InvalidArgument(
+        "unknown sorted hash option '" + name +
+        "'; known: bucket_count, write_buffer_size, seal_threshold, background_cut, max_runs");
+  }
+  Status s = next.Validate();
+  if (s.ok()) *this = next;
+  return s;
+}
+
+}  // namespace memrep

@@ -1,0 +1,69 @@
+// RunSet: an immutable snapshot of a sorted hash rep's sorted runs, and the
+// write-list heads up to which they hold every entry.
+//
+//   RunSet v7: runs {R0: 600k, R1: 250k, R2: 4k}   covered: heads[16]
+//              entries pushed after `covered` = the unsorted tail
+//
+// Thread safety: a RunSet never changes. RunSets are replaced as a whole under
+// RunSetHolder's mutex, which only iterators (to take a snapshot or publish a
+// run they sorted) and the background worker take; writers never do.
+// Invariants:
+//  1. The runs of a set hold disjoint entries, and together exactly the
+//     entries pushed up to `covered` on every shard.
+//  2. A new set either adds a run made of the entries between the previous
+//     set's `covered` and its own (a cut), or replaces runs by their merge
+//     (same covered). Both keep invariant 1.
+// Reclamation: sets and runs are reference counted; an iterator keeps the set
+// it started from alive, so a merge never frees a run someone still reads.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "sorted_hash/sorted_run.h"
+#include "sorted_hash/write_list.h"
+
+namespace memrep::sorted_hash {
+
+struct RunSet {
+  std::vector<std::shared_ptr<const SortedRun>> runs;
+  WriteList::Heads covered{};
+  uint64_t entries = 0;  // sum of run sizes
+  uint64_t version = 0;  // increases by one per published set
+};
+
+class RunSetHolder {
+ public:
+  RunSetHolder() : current_(std::make_shared<const RunSet>()) {}
+
+  std::shared_ptr<const RunSet> Current() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return current_;
+  }
+
+  // Publishes `base` plus `run`, which holds the entries between base->covered
+  // and `covered`, if `base` is still current. Returns the published set, or
+  // nullptr if another cut was published first (the caller keeps its run private).
+  std::shared_ptr<const RunSet> PublishCut(const std::shared_ptr<const RunSet>& base,
+                                           std::shared_ptr<const SortedRun> run,
+                                           const WriteList::Heads& covered);
+
+  // Replaces runs `a` and `b` of the current set by `merged`. REQUIRES: only
+  // one thread merges (the background worker), so both are still present.
+  void PublishMerge(const SortedRun* a, const SortedRun* b,
+                    std::shared_ptr<const SortedRun> merged);
+
+ private:
+  mutable std::mutex mu_;
+  std::shared_ptr<const RunSet> current_;  // GUARDED_BY(mu_)
+};
+
+// The merge the background worker should do next in `set`, as the indexes of
+// two runs, or false if the set is in shape: at most max_runs runs, and each
+// run more than twice the size of the next smaller one (so at most
+// log2(entries / smallest run) runs). With `all`, any two runs while there are two.
+bool PickMerge(const RunSet& set, uint32_t max_runs, bool all, size_t* a, size_t* b);
+
+}  // namespace memrep::sorted_hash

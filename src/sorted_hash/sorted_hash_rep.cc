@@ -1,0 +1,138 @@
+#include "sorted_hash/sorted_hash_rep.h"
+
+#include <algorithm>
+#include <random>
+
+#include "sorted_hash/core.h"
+#include "sorted_hash/merging_cursor.h"
+
+namespace memrep {
+
+std::unique_ptr<Rep> NewSortedHashRep(const SortedHashOptions& options, const RepContext& context) {
+  return std::make_unique<sorted_hash::SortedHashRep>(options, context);
+}
+
+namespace sorted_hash {
+namespace {
+
+// An iterator over a RunSet snapshot plus a privately sorted tail.
+class Iterator final : public RepIterator {
+ public:
+  Iterator(std::shared_ptr<Core> core, std::shared_ptr<const RunSet> set,
+           std::shared_ptr<const SortedRun> tail)
+      : core_(std::move(core)), set_(std::move(set)), tail_(std::move(tail)), cursor_(core_->order) {
+    for (const auto& run : set_->runs) cursor_.AddSource(run->slots(), run->size());
+    if (tail_ != nullptr) cursor_.AddSource(tail_->slots(), tail_->size());
+  }
+
+  bool Valid() const override { return cursor_.Valid(); }
+  const char* entry() const override { return cursor_.entry(); }
+  void SeekToFirst() override { cursor_.SeekToFirst(); }
+  void SeekToLast() override { cursor_.SeekToLast(); }
+  void Seek(std::string_view internal_key) override { cursor_.Seek(internal_key); }
+  void SeekForPrev(std::string_view internal_key) override { cursor_.SeekForPrev(internal_key); }
+  void Next() override { cursor_.Next(); }
+  void Prev() override { cursor_.Prev(); }
+
+ private:
+  const std::shared_ptr<Core> core_;  // keeps the key order alive
+  const std::shared_ptr<const RunSet> set_;
+  const std::shared_ptr<const SortedRun> tail_;
+  MergingCursor cursor_;
+};
+
+}  // namespace
+
+SortedHashRep::SortedHashRep(const SortedHashOptions& options, const RepContext& context)
+    : allocator_(context.allocator),
+      core_(std::make_shared<Core>(options, context.comparator)),
+      index_(options.EffectiveBucketCount()) {}
+
+SortedHashRep::~SortedHashRep() { core_->Close(); }
+
+KeyHandle SortedHashRep::Allocate(size_t len, char** entry) {
+  char* memory = allocator_->AllocateAligned(sizeof(Node) + len);
+  Node* node = new (memory) Node();
+  *entry = node->entry();
+  return node;
+}
+
+bool SortedHashRep::Insert(KeyHandle handle) {
+  Node* node = static_cast<Node*>(handle);
+  if (!index_.Insert(core_->order, node)) return false;
+  const uint64_t in_shard = core_->write_list.Push(node);
+  if (in_shard % core_->options.background_cut == 0) core_->Schedule(false);
+  return true;
+}
+
+void SortedHashRep::Get(std::string_view internal_key, void* arg,
+                        bool (*callback)(void* arg, const char* entry)) const {
+  for (const Node* node = index_.Find(core_->order, internal_key); node != nullptr;
+       node = HashIndex::Next(node)) {
+    if (!callback(arg, node->entry())) return;
+  }
+}
+
+bool SortedHashRep::Contains(std::string_view internal_key) const {
+  const Node* node = index_.Find(core_->order, internal_key);
+  return node != nullptr && core_->order.CompareEntryToKey(node->entry(), internal_key) == 0;
+}
+
+std::unique_ptr<RepIterator> SortedHashRep::NewIterator() const {
+  std::shared_ptr<const SortedRun> tail;
+  std::shared_ptr<const RunSet> set = core_->Snapshot(&tail);
+  return std::make_unique<Iterator>(core_, std::move(set), std::move(tail));
+}
+
+void SortedHashRep::Freeze() {
+  // release: background tasks that see the flag also see every insert before it.
+  core_->frozen.store(true, std::memory_order_release);
+  core_->Schedule(false);
+}
+
+bool SortedHashRep::frozen() const { return core_->frozen.load(std::memory_order_acquire); }
+
+size_t SortedHashRep::MemoryUsage() const {
+  const int64_t runs = core_->run_memory->load(std::memory_order_relaxed);
+  return index_.bytes() + static_cast<size_t>(std::max<int64_t>(runs, 0));
+}
+
+uint64_t SortedHashRep::NumEntries() const { return core_->write_list.Count(); }
+
+uint64_t SortedHashRep::ApproximateNumEntries(std::string_view start, std::string_view end) const {
+  const std::shared_ptr<const RunSet> set = core_->runs.Current();
+  const format::KeyOrder& order = core_->order;
+  const Target from(order, start), to(order, end);
+  uint64_t in_range = 0;
+  for (const auto& run : set->runs) {
+    const size_t lo = LowerBound(order, run->slots(), run->size(), from);
+    const size_t hi = LowerBound(order, run->slots(), run->size(), to);
+    if (hi > lo) in_range += hi - lo;
+  }
+  // Entries not yet in a run are assumed to spread like those that are.
+  const uint64_t total = NumEntries();
+  if (set->entries == 0) return total == 0 ? 0 : total / 2;
+  return in_range + (total > set->entries ? (total - set->entries) * in_range / set->entries : 0);
+}
+
+void SortedHashRep::RandomSample(size_t target, uint64_t seed,
+                                 std::vector<const char*>* out) const {
+  std::vector<const char*> all;
+  WriteList::ForEachBetween(core_->write_list.LoadHeads(), WriteList::Heads{},
+                            [&](const Node* n) { all.push_back(n->entry()); });
+  if (target < all.size()) {
+    // A partial Fisher-Yates shuffle: the first `target` slots become a uniform sample.
+    std::mt19937_64 rng(seed);
+    for (size_t i = 0; i < target; ++i) {
+      std::uniform_int_distribution<size_t> pick(i, all.size() - 1);
+      std::swap(all[i], all[pick(rng)]);
+    }
+    all.resize(target);
+  }
+  out->insert(out->end(), all.begin(), all.end());
+}
+
+size_t SortedHashRep::NumRuns() const { return core_->runs.Current()->runs.size(); }
+
+}  // namespace sorted_hash
+}  // namespace memrep

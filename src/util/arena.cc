@@ -1,0 +1,39 @@
+#include "util/arena.h"
+
+namespace memrep::util {
+
+Arena::Arena(size_t block_size) : block_size_(block_size < 4096 ? 4096 : block_size) {}
+
+Arena::~Arena() = default;
+
+char* Arena::NewBlock(size_t bytes) {
+  auto block = std::make_unique_for_overwrite<char[]>(bytes);
+  char* p = block.get();
+  {
+    std::lock_guard<std::mutex> lock(blocks_mu_);
+    blocks_.push_back(std::move(block));
+  }
+  // relaxed: a statistic, read without ordering by MemoryUsage().
+  allocated_.fetch_add(bytes, std::memory_order_relaxed);
+  return p;
+}
+
+char* Arena::AllocateAligned(size_t bytes) {
+  constexpr size_t kAlign = alignof(std::max_align_t);
+  bytes = (bytes + kAlign - 1) & ~(kAlign - 1);
+  if (bytes == 0) bytes = kAlign;
+  if (bytes > block_size_ / 4) return NewBlock(bytes);  // big: its own block, no waste
+
+  Shard& shard = shards_[ThreadSlot() % kShards];
+  std::lock_guard<std::mutex> lock(shard.mu);
+  if (shard.remaining < bytes) {
+    shard.cursor = NewBlock(block_size_);
+    shard.remaining = block_size_;
+  }
+  char* p = shard.cursor;
+  shard.cursor += bytes;
+  shard.remaining -= bytes;
+  return p;
+}
+
+}  // namespace memrep::util
