@@ -1,0 +1,150 @@
+// The standalone face, used the way an engine would use it.
+#include "memrep/memtable.h"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+namespace memrep {
+namespace {
+
+std::unique_ptr<MemTable> Open(MemTableOptions options = {}) {
+  std::unique_ptr<MemTable> table;
+  Status s = MemTable::Open(options, &table);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  return table;
+}
+
+TEST(MemTable, PutGetDeleteAtSnapshots) {
+  auto t = Open();
+  ASSERT_TRUE(t->Put("apple", "red", 10).ok());
+  ASSERT_TRUE(t->Put("apple", "green", 20).ok());
+  ASSERT_TRUE(t->Delete("apple", 30).ok());
+  std::string v;
+  EXPECT_TRUE(t->Get("apple", 5, &v).IsNotFound());
+  ASSERT_TRUE(t->Get("apple", 15, &v).ok());
+  EXPECT_EQ(v, "red");
+  ASSERT_TRUE(t->Get("apple", 29, &v).ok());
+  EXPECT_EQ(v, "green");
+  EXPECT_TRUE(t->Get("apple", 30, &v).IsNotFound());
+  EXPECT_TRUE(t->Get("pear", kMaxSequenceNumber, &v).IsNotFound());
+  EXPECT_EQ(t->NumEntries(), 3u);
+}
+
+TEST(MemTable, RefusesBadInputWithClearErrors) {
+  auto t = Open();
+  ASSERT_TRUE(t->Put("k", "v", 1).ok());
+  Status s = t->Put("k", "other", 1);
+  EXPECT_TRUE(s.IsAlreadyExists()) << s.ToString();
+  s = t->Put("k", "v", kMaxSequenceNumber + 1);
+  EXPECT_TRUE(s.IsInvalidArgument());
+  EXPECT_NE(s.message().find("kMaxSequenceNumber"), std::string::npos);
+  s = t->Add("k", 2, static_cast<ValueType>(0x42), "v");
+  EXPECT_TRUE(s.IsInvalidArgument());
+  std::string v;
+  ASSERT_TRUE(t->Get("k", 10, &v).ok());
+  EXPECT_EQ(v, "v") << "a refused write changes nothing";
+
+  MemTableOptions bad;
+  bad.sorted_hash.max_runs = 0;
+  std::unique_ptr<MemTable> none;
+  s = MemTable::Open(bad, &none);
+  EXPECT_TRUE(s.IsInvalidArgument());
+  EXPECT_NE(s.message().find("max_runs"), std::string::npos);
+  EXPECT_EQ(none, nullptr);
+}
+
+TEST(MemTable, MergeOperandsAreReadThroughIterators) {
+  auto t = Open();
+  ASSERT_TRUE(t->Add("counter", 1, ValueType::kMerge, "+1").ok());
+  std::string v;
+  EXPECT_TRUE(t->Get("counter", 5, &v).IsInvalidArgument());
+  auto it = t->NewIterator();
+  it->Seek("counter");
+  ASSERT_TRUE(it->Valid());
+  EXPECT_EQ(it->entry().type(), static_cast<uint8_t>(ValueType::kMerge));
+  EXPECT_EQ(it->entry().value, "+1");
+}
+
+TEST(MemTable, WriteBatchUsesConsecutiveSequences) {
+  auto t = Open();
+  WriteBatch batch;
+  batch.Put("a", "1");
+  batch.Put("b", "2");
+  batch.Delete("a");
+  ASSERT_TRUE(t->Write(batch, 100).ok());
+  std::string v;
+  ASSERT_TRUE(t->Get("a", 100, &v).ok());
+  EXPECT_EQ(v, "1");
+  EXPECT_TRUE(t->Get("a", 102, &v).IsNotFound());
+  ASSERT_TRUE(t->Get("b", 101, &v).ok());
+  EXPECT_EQ(v, "2");
+
+  WriteBatch clash;
+  clash.Put("c", "3");
+  clash.Put("b", "again");  // b@101 exists
+  Status s = t->Write(clash, 100);
+  EXPECT_TRUE(s.IsAlreadyExists()) << s.ToString();
+  EXPECT_NE(s.message().find("batch record 1"), std::string::npos);
+  ASSERT_TRUE(t->Get("c", 100, &v).ok()) << "records before the clash stay";
+
+  WriteBatch too_far;
+  too_far.Put("x", "1");
+  too_far.Put("y", "1");
+  EXPECT_TRUE(t->Write(too_far, kMaxSequenceNumber).IsInvalidArgument());
+  EXPECT_TRUE(t->Get("x", kMaxSequenceNumber, &v).IsNotFound()) << "a refused batch adds nothing";
+}
+
+TEST(MemTable, IteratorSeeksByUserKeyAndSnapshot) {
+  auto t = Open();
+  for (int i = 0; i < 10; ++i) ASSERT_TRUE(t->Put("key" + std::to_string(i), "v", 10 + i).ok());
+  ASSERT_TRUE(t->Put("key5", "newer", 50).ok());
+  auto it = t->NewIterator();
+  it->Seek("key5");
+  ASSERT_TRUE(it->Valid());
+  EXPECT_EQ(it->entry().sequence(), 50u);
+  it->Seek("key5", 20);
+  ASSERT_TRUE(it->Valid());
+  EXPECT_EQ(it->entry().sequence(), 15u);
+  it->SeekForPrev("key55");
+  ASSERT_TRUE(it->Valid());
+  EXPECT_EQ(it->entry().user_key, "key5");
+  EXPECT_EQ(it->entry().sequence(), 15u) << "the oldest record of the largest key <= target";
+  it->Prev();
+  EXPECT_EQ(it->entry().sequence(), 50u);
+}
+
+TEST(MemTable, FreezeThenDrainInOrder) {
+  auto t = Open();
+  for (int i = 99; i >= 0; --i) ASSERT_TRUE(t->Put(std::to_string(1000 + i), "v", i + 1).ok());
+  EXPECT_TRUE(t->Drain([](const EntryView&) {}).IsInvalidArgument());
+  t->Freeze();
+  Status s = t->Put("late", "v", 1000);
+  EXPECT_TRUE(s.IsFrozen()) << s.ToString();
+  std::vector<std::string> keys;
+  ASSERT_TRUE(t->Drain([&](const EntryView& e) { keys.emplace_back(e.user_key); }).ok());
+  ASSERT_EQ(keys.size(), 100u);
+  EXPECT_TRUE(std::is_sorted(keys.begin(), keys.end()));
+  EXPECT_GT(t->MemoryUsage(), 0u);
+}
+
+TEST(MemTable, ConcurrentWritersAndReaders) {
+  auto t = Open();
+  constexpr int kThreads = 3, kPerThread = 5000;
+  std::vector<std::thread> threads;
+  for (int w = 0; w < kThreads; ++w) {
+    threads.emplace_back([&, w] {
+      for (int i = 0; i < kPerThread; ++i) {
+        const SequenceNumber seq = 1 + static_cast<SequenceNumber>(i) * kThreads + w;
+        ASSERT_TRUE(t->Put("w" + std::to_string(w) + "-" + std::to_string(i), "v", seq).ok());
+        std::string v;
+        ASSERT_TRUE(t->Get("w" + std::to_string(w) + "-" + std::to_string(i), seq, &v).ok());
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(t->NumEntries(), static_cast<uint64_t>(kThreads * kPerThread));
+}
+
+}  // namespace
+}  // namespace memrep

@@ -1,0 +1,121 @@
+// Behaviour particular to the sorted hash rep: its runs, its background work
+// and its memory accounting.
+#include "sorted_hash/sorted_hash_rep.h"
+#include "sorted_hash/sorted_run.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
+
+#include "test_util.h"
+#include "util/arena.h"
+#include "util/background_worker.h"
+
+namespace memrep::sorted_hash {
+namespace {
+
+using testing::MakeEntry;
+using testing::NumberKey;
+
+void WaitForRuns(const SortedHashRep& rep, size_t runs) {
+  for (int i = 0; i < 500 && rep.NumRuns() != runs; ++i) {
+    util::BackgroundWorker::Shared().Drain();
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
+TEST(SortedHash, FreezeSortsEverythingIntoOneRun) {
+  util::Arena arena;
+  SortedHashOptions o;
+  o.background_cut = 64;
+  o.seal_threshold = 16;
+  SortedHashRep rep(o, RepContext{&arena, nullptr});
+  for (int i = 0; i < 5000; ++i) ASSERT_TRUE(rep.Insert(MakeEntry(&rep, NumberKey(i * 7919 % 5000), 1, 1, "v")));
+  rep.Freeze();
+  WaitForRuns(rep, 1);
+  EXPECT_EQ(rep.NumRuns(), 1u);
+  auto it = rep.NewIterator();
+  int n = 0;
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    ASSERT_EQ(DecodeEntry(it->entry()).user_key, NumberKey(n));
+    ++n;
+  }
+  EXPECT_EQ(n, 5000);
+}
+
+TEST(SortedHash, RunsStayBoundedWhileWritesContinue) {
+  util::Arena arena;
+  SortedHashOptions o;
+  o.background_cut = 32;
+  o.seal_threshold = 8;
+  o.max_runs = 4;
+  SortedHashRep rep(o, RepContext{&arena, nullptr});
+  size_t most_runs = 0;
+  for (int i = 0; i < 20000; ++i) {
+    ASSERT_TRUE(rep.Insert(MakeEntry(&rep, NumberKey(i * 7919 % 20000), 1, 1, "v")));
+    if (i % 50 == 0) {
+      rep.NewIterator();  // seals tails of >= 8 entries into runs
+      util::BackgroundWorker::Shared().Drain();
+      most_runs = std::max(most_runs, rep.NumRuns());
+    }
+  }
+  // After the worker's pass, at most max_runs remain, whatever the iterators sealed.
+  EXPECT_LE(most_runs, 5u);
+  EXPECT_GE(most_runs, 2u) << "the test should have produced several runs";
+}
+
+TEST(SortedHash, AnIdleRepBecomesOneRunWithoutFreeze) {
+  util::Arena arena;
+  SortedHashOptions o;
+  o.background_cut = 100;
+  SortedHashRep rep(o, RepContext{&arena, nullptr});
+  for (int i = 0; i < 1050; ++i) ASSERT_TRUE(rep.Insert(MakeEntry(&rep, NumberKey(i), 1, 1, "v")));
+  rep.NewIterator();  // asks the worker to look; it finds the rep idle
+  WaitForRuns(rep, 1);
+  EXPECT_EQ(rep.NumRuns(), 1u);
+  EXPECT_EQ(rep.ApproximateNumEntries(testing::InternalKey("", kMaxSequenceNumber),
+                                      testing::InternalKey("z", 0)),
+            1050u);
+}
+
+TEST(SortedHash, MemoryUsageCountsBucketsAndRuns) {
+  util::Arena arena;
+  SortedHashOptions o;
+  o.bucket_count = 4096;
+  SortedHashRep rep(o, RepContext{&arena, nullptr});
+  EXPECT_EQ(rep.MemoryUsage(), 4096 * sizeof(void*));
+  for (int i = 0; i < 1000; ++i) ASSERT_TRUE(rep.Insert(MakeEntry(&rep, NumberKey(i), 1, 1, "v")));
+  rep.Freeze();
+  WaitForRuns(rep, 1);
+  EXPECT_GE(rep.MemoryUsage(), 4096 * sizeof(void*) + 1000 * sizeof(RunSlot));
+  EXPECT_LE(rep.MemoryUsage(), 4096 * sizeof(void*) + 4 * 1000 * sizeof(RunSlot));
+}
+
+TEST(SortedHash, CreatingAndDestroyingAtDefaultSizeIsCheap) {
+  // Not a timing assertion: it checks that construction touches no bucket
+  // memory (calloc'd pages stay unmapped), which is what makes it cheap.
+  util::Arena arena;
+  SortedHashOptions o;  // 1M buckets, 8 MiB
+  for (int i = 0; i < 50; ++i) {
+    SortedHashRep rep(o, RepContext{&arena, nullptr});
+    EXPECT_EQ(rep.MemoryUsage(), (size_t{1} << 20) * sizeof(void*));
+  }
+}
+
+TEST(SortedHash, DestroyingWhileBackgroundWorkIsQueuedIsSafe) {
+  for (int round = 0; round < 50; ++round) {
+    util::Arena arena;
+    SortedHashOptions o;
+    o.background_cut = 8;
+    o.bucket_count = 1024;
+    auto rep = std::make_unique<SortedHashRep>(o, RepContext{&arena, nullptr});
+    for (int i = 0; i < 500; ++i) ASSERT_TRUE(rep->Insert(MakeEntry(rep.get(), NumberKey(i), 1, 1, "v")));
+    rep->Freeze();
+    rep.reset();  // tasks still queued for it must not touch the freed arena
+  }
+  util::BackgroundWorker::Shared().Drain();
+}
+
+}  // namespace
+}  // namespace memrep::sorted_hash

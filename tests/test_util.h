@@ -1,0 +1,64 @@
+// Helpers shared by memrep's tests: a reference model of a rep's contents and
+// entry construction.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "memrep/comparator.h"
+#include "memrep/entry.h"
+#include "memrep/rep.h"
+
+namespace memrep::testing {
+
+// A user key and a sequence, ordered as a rep must order them.
+struct ModelKey {
+  std::string user_key;
+  SequenceNumber seq;
+};
+
+struct ModelOrder {
+  const UserKeyComparator* cmp;
+  bool operator()(const ModelKey& a, const ModelKey& b) const {
+    int c = cmp->Compare(a.user_key, b.user_key);
+    if (c != 0) return c < 0;
+    return a.seq > b.seq;
+  }
+};
+
+// The reference: an ordered map from (user key, sequence) to the entry pointer.
+using Model = std::map<ModelKey, const char*, ModelOrder>;
+
+// Allocates and writes an entry in `rep`; returns its handle.
+inline KeyHandle MakeEntry(Rep* rep, std::string_view key, SequenceNumber seq, uint8_t type,
+                           std::string_view value, const char** entry_out = nullptr) {
+  char* buf;
+  KeyHandle h = rep->Allocate(EncodedEntrySize(key.size(), value.size()), &buf);
+  EncodeEntry(buf, key, seq, type, value);
+  if (entry_out != nullptr) *entry_out = buf;
+  return h;
+}
+
+inline std::string InternalKey(std::string_view key, SequenceNumber seq,
+                               uint8_t type = static_cast<uint8_t>(ValueType::kForSeek)) {
+  std::string out;
+  AppendInternalKey(&out, key, seq, type);
+  return out;
+}
+
+inline ModelKey KeyOf(const char* entry) {
+  EntryView v = DecodeEntry(entry);
+  return ModelKey{std::string(v.user_key), v.sequence()};
+}
+
+// "k" followed by `n` as fixed-width decimal: sorts as numbers do.
+inline std::string NumberKey(uint64_t n, int width = 8) {
+  std::string digits = std::to_string(n);
+  return "k" + std::string(width > static_cast<int>(digits.size()) ? width - digits.size() : 0,
+                           '0') + digits;
+}
+
+}  // namespace memrep::testing
