@@ -40,6 +40,9 @@ TEST(SortedHashOptions, SetParsesAndRefusesWithClearMessages) {
   EXPECT_TRUE(s.IsInvalidArgument());
   s = o.Set("write_buffer_size", "12");
   EXPECT_TRUE(s.IsInvalidArgument());
+  s = o.Set("bucket_count", "0");
+  EXPECT_TRUE(s.IsInvalidArgument());
+  EXPECT_NE(s.message().find("'auto'"), std::string::npos);
   s = o.Set("buckets", "4");
   EXPECT_TRUE(s.IsInvalidArgument());
   EXPECT_NE(s.message().find("unknown sorted hash option 'buckets'"), std::string::npos);
@@ -53,6 +56,14 @@ TEST(SortedHashOptions, ToStringNamesEveryField) {
   SortedHashOptions o;
   o.bucket_count = 77;
   const std::string s = o.ToString();
+  SortedHashOptions parsed;
+  for (const std::string& name : SortedHashOptions::Names()) {
+    std::string value;
+    ASSERT_TRUE(o.Get(name, &value).ok());
+    ASSERT_TRUE(parsed.Set(name, value).ok()) << name << "=" << value;
+  }
+  EXPECT_EQ(parsed.ToString(), s) << "Get and Set round-trip";
+  EXPECT_NE(SortedHashOptions().ToString().find("bucket_count=auto"), std::string::npos);
   for (const char* field :
        {"bucket_count=77", "write_buffer_size=", "seal_threshold=", "background_cut=", "max_runs="}) {
     EXPECT_NE(s.find(field), std::string::npos) << field;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "memrep/rep.h"
 #include "memrep/status.h"
@@ -44,12 +45,19 @@ struct SortedHashOptions {
   // The bucket count the rep will use: a power of two.
   uint64_t EffectiveBucketCount() const;
 
-  // "bucket_count=0;write_buffer_size=67108864;..." (every field, for logs).
+  // The option names, as Set and Get take them.
+  static const std::vector<std::string>& Names();
+
+  // "bucket_count=auto;write_buffer_size=67108864;..." (every field).
   std::string ToString() const;
 
-  // Sets the field called `name` from `value` (a decimal number). An unknown
-  // name, a non-number or a value out of range gives InvalidArgument.
+  // Sets the field called `name` from `value`, a decimal number ("auto" for
+  // bucket_count means 0, sized from write_buffer_size). An unknown name, a
+  // non-number, zero buckets or a value out of range gives InvalidArgument
+  // and changes nothing.
   Status Set(const std::string& name, const std::string& value);
+  // The field's value as Set takes it.
+  Status Get(const std::string& name, std::string* value) const;
 };
 
 // REQUIRES: options.Validate().ok(), context.allocator != nullptr.

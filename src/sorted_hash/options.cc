@@ -42,15 +42,43 @@ uint64_t SortedHashOptions::EffectiveBucketCount() const {
   return std::bit_ceil(wanted);
 }
 
+const std::vector<std::string>& SortedHashOptions::Names() {
+  static const std::vector<std::string> names = {"bucket_count", "write_buffer_size",
+                                                 "seal_threshold", "background_cut", "max_runs"};
+  return names;
+}
+
+Status SortedHashOptions::Get(const std::string& name, std::string* value) const {
+  if (name == "bucket_count") {
+    *value = bucket_count == 0 ? "auto" : std::to_string(bucket_count);
+  } else if (name == "write_buffer_size") {
+    *value = std::to_string(write_buffer_size);
+  } else if (name == "seal_threshold") {
+    *value = std::to_string(seal_threshold);
+  } else if (name == "background_cut") {
+    *value = std::to_string(background_cut);
+  } else if (name == "max_runs") {
+    *value = std::to_string(max_runs);
+  } else {
+    return Status::InvalidArgument("unknown sorted hash option '" + name + "'");
+  }
+  return Status::OK();
+}
+
 std::string SortedHashOptions::ToString() const {
-  std::ostringstream out;
-  out << "bucket_count=" << bucket_count << ";write_buffer_size=" << write_buffer_size
-      << ";seal_threshold=" << seal_threshold << ";background_cut=" << background_cut
-      << ";max_runs=" << max_runs;
-  return out.str();
+  std::string out, value;
+  for (const std::string& name : Names()) {
+    Get(name, &value);
+    out += (out.empty() ? "" : ";") + name + "=" + value;
+  }
+  return out;
 }
 
 Status SortedHashOptions::Set(const std::string& name, const std::string& value) {
+  if (name == "bucket_count" && value == "auto") {
+    bucket_count = 0;
+    return Status::OK();
+  }
   uint64_t number = 0;
   const char* end = value.data() + value.size();
   auto [ptr, ec] = std::from_chars(value.data(), end, number);
@@ -64,6 +92,11 @@ Status SortedHashOptions::Set(const std::string& name, const std::string& value)
                                                            : static_cast<uint32_t>(number);
   };
   if (name == "bucket_count") {
+    if (number == 0) {
+      return Status::InvalidArgument(
+          "sorted hash option bucket_count=0 is out of range; use 1.." +
+          std::to_string(kMaxBucketCount) + ", or 'auto' to size it from write_buffer_size");
+    }
     next.bucket_count = number;
   } else if (name == "write_buffer_size") {
     next.write_buffer_size = number;
