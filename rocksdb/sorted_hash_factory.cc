@@ -6,6 +6,7 @@
 #include <rocksdb/options.h>
 #include <rocksdb/utilities/options_type.h>
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "comparator_probe.h"
@@ -64,6 +65,22 @@ rdb::Status SortedHashRepFactory::PrepareOptions(const rdb::ConfigOptions& confi
   return s.ok() ? MemTableRepFactory::PrepareOptions(config_options) : s;
 }
 
+rdb::Status SortedHashRepFactory::ConfigureOptions(
+    const rdb::ConfigOptions& config_options,
+    const std::unordered_map<std::string, std::string>& opts_map,
+    std::unordered_map<std::string, std::string>* unused) {
+  const auto& names = SortedHashOptions::Names();
+  for (const auto& [name, value] : opts_map) {
+    if (std::find(names.begin(), names.end(), name) == names.end()) {
+      std::string known;
+      for (const std::string& n : names) known += (known.empty() ? "" : ", ") + n;
+      return rdb::Status::InvalidArgument("unknown option '" + name + "' for " + kClassName() +
+                                          "; known options: " + known);
+    }
+  }
+  return MemTableRepFactory::ConfigureOptions(config_options, opts_map, unused);
+}
+
 rdb::Status SortedHashRepFactory::ValidateOptions(const rdb::DBOptions& db_opts,
                                                   const rdb::ColumnFamilyOptions& cf_opts) const {
   const rdb::Comparator* cmp = cf_opts.comparator;
@@ -82,7 +99,15 @@ rdb::Status SortedHashRepFactory::ValidateOptions(const rdb::DBOptions& db_opts,
         "; use the skip_list memtable for it");
   }
   rdb::Status s = ToRocks(options_.Validate());
-  return s.ok() ? MemTableRepFactory::ValidateOptions(db_opts, cf_opts) : s;
+  if (!s.ok()) return s;
+  // Size the hash index from the column family's write buffer (the largest,
+  // if one factory serves several).
+  uint64_t seen = observed_write_buffer_size_.load(std::memory_order_relaxed);
+  while (cf_opts.write_buffer_size > seen &&
+         !observed_write_buffer_size_.compare_exchange_weak(seen, cf_opts.write_buffer_size,
+                                                            std::memory_order_relaxed)) {
+  }
+  return MemTableRepFactory::ValidateOptions(db_opts, cf_opts);
 }
 
 rdb::MemTableRep* SortedHashRepFactory::CreateMemTableRep(
@@ -96,8 +121,12 @@ rdb::MemTableRep* SortedHashRepFactory::CreateMemTableRep(
              "RocksDB's skip list instead");
     return rdb::SkipListFactory().CreateMemTableRep(cmp, arena, transform, logger);
   }
+  SortedHashOptions options = options_;
+  if (options.write_buffer_size == 0) {
+    options.write_buffer_size = observed_write_buffer_size_.load(std::memory_order_relaxed);
+  }
   auto allocator = std::make_unique<ArenaAllocator>(arena);
-  std::unique_ptr<Rep> rep = NewSortedHashRep(options_, RepContext{allocator.get(), nullptr});
+  std::unique_ptr<Rep> rep = NewSortedHashRep(options, RepContext{allocator.get(), nullptr});
   return new MemTableRepAdapter(arena, std::move(allocator), std::move(rep));
 }
 

@@ -3,6 +3,10 @@
 
 #include <rocksdb/memtablerep.h>
 
+#include <atomic>
+#include <string>
+#include <unordered_map>
+
 #include "memrep/sorted_hash.h"
 
 namespace memrep::rocksdb_plugin {
@@ -36,8 +40,19 @@ class SortedHashRepFactory final : public ROCKSDB_NAMESPACE::MemTableRepFactory 
 
   const SortedHashOptions& options() const { return options_; }
 
+ protected:
+  // Refuses unknown option names with InvalidArgument (RocksDB alone would
+  // answer NotFound), listing the known ones.
+  ROCKSDB_NAMESPACE::Status ConfigureOptions(
+      const ROCKSDB_NAMESPACE::ConfigOptions& config_options,
+      const std::unordered_map<std::string, std::string>& opts_map,
+      std::unordered_map<std::string, std::string>* unused) override;
+
  private:
   SortedHashOptions options_;
+  // With write_buffer_size=0 (auto), the largest write_buffer_size of the
+  // column families this factory was validated for; 0 until then.
+  mutable std::atomic<uint64_t> observed_write_buffer_size_{0};
 };
 
 }  // namespace memrep::rocksdb_plugin

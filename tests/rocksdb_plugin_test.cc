@@ -1,1 +1,229 @@
+// The plugin's face to RocksDB: factory strings, options, OPTIONS files,
+// comparator checks.
+#include <gtest/gtest.h>
+#include <rocksdb/comparator.h>
+#include <rocksdb/convenience.h>
+#include <rocksdb/db.h>
+#include <rocksdb/utilities/options_util.h>
 
+#include <filesystem>
+
+#include "comparator_probe.h"
+#include "format/coding.h"
+#include "memrep_rocksdb.h"
+#include "sorted_hash_factory.h"
+
+namespace memrep::rocksdb_plugin {
+namespace {
+
+namespace rdb = ROCKSDB_NAMESPACE;
+using memrep::rocksdb_plugin::SortedHashRepFactory;
+
+rdb::Status Create(const std::string& spec, std::shared_ptr<rdb::MemTableRepFactory>* out) {
+  rdb::ConfigOptions config;
+  config.ignore_unknown_options = false;
+  config.ignore_unsupported_options = false;
+  return rdb::MemTableRepFactory::CreateFromString(config, spec, out);
+}
+
+const SortedHashOptions& OptionsOf(const rdb::MemTableRepFactory& f) {
+  return static_cast<const SortedHashRepFactory&>(f).options();
+}
+
+TEST(PluginFactory, EveryDocumentedSpellingWorks) {
+  struct Case {
+    const char* spec;
+    uint64_t buckets;
+  } cases[] = {
+      {"memrep.SortedHash", 0},
+      {"sorted_hash", 0},
+      {"memrep.SortedHash:4096", 4096},
+      {"sorted_hash:100", 100},
+      {"speedb.HashSpdRepFactory", 0},
+      {"speedb.HashSpdRepFactory:1000", 1000},
+      {"id=memrep.SortedHash; bucket_count=8192", 8192},
+      {"id=memrep.SortedHash; bucket_count=auto; max_runs=4; seal_threshold=64", 0},
+  };
+  for (const Case& c : cases) {
+    std::shared_ptr<rdb::MemTableRepFactory> f;
+    rdb::Status s = Create(c.spec, &f);
+    ASSERT_TRUE(s.ok()) << c.spec << ": " << s.ToString();
+    EXPECT_STREQ(f->Name(), "memrep.SortedHash") << c.spec;
+    EXPECT_EQ(OptionsOf(*f).bucket_count, c.buckets) << c.spec;
+    EXPECT_TRUE(f->IsInsertConcurrentlySupported());
+    EXPECT_TRUE(f->CanHandleDuplicatedKey());
+  }
+  std::shared_ptr<rdb::MemTableRepFactory> f;
+  ASSERT_TRUE(Create("id=memrep.SortedHash; max_runs=4; seal_threshold=64", &f).ok());
+  EXPECT_EQ(OptionsOf(*f).max_runs, 4u);
+  EXPECT_EQ(OptionsOf(*f).seal_threshold, 64u);
+}
+
+TEST(PluginFactory, BadSpecsFailWithAClearMessage) {
+  struct Case {
+    const char* spec;
+    const char* says;  // part of the message
+  } cases[] = {
+      {"memrep.SortedHash:0", "bucket_count=0"},
+      {"memrep.SortedHash:99999999999999", "out of range"},
+      {"speedb.HashSpdRepFactory:0", "bucket_count=0"},
+      {"id=memrep.SortedHash; bucket_count=lots", "not a non-negative decimal number"},
+      {"id=memrep.SortedHash; bucket_count=-5", "not a non-negative decimal number"},
+      {"id=memrep.SortedHash; bucket_count=0", "'auto'"},
+      {"id=memrep.SortedHash; max_runs=1", "max_runs=1 is out of range"},
+      {"id=memrep.SortedHash; write_buffer_size=10", "write_buffer_size=10"},
+      {"id=memrep.SortedHash; no_such_option=1", "no_such_option"},
+  };
+  for (const Case& c : cases) {
+    std::shared_ptr<rdb::MemTableRepFactory> f;
+    rdb::Status s = Create(c.spec, &f);
+    EXPECT_TRUE(s.IsInvalidArgument()) << c.spec << " gave " << s.ToString();
+    EXPECT_NE(s.ToString().find(c.says), std::string::npos) << c.spec << " gave " << s.ToString();
+  }
+  // A malformed number after the colon matches no factory at all.
+  std::shared_ptr<rdb::MemTableRepFactory> f;
+  EXPECT_FALSE(Create("memrep.SortedHash:many", &f).ok());
+}
+
+// A user key with an 8-byte little-endian timestamp suffix, newest first, like
+// RocksDB's own timestamp-aware comparators.
+class U64TimestampComparator final : public rdb::Comparator {
+ public:
+  U64TimestampComparator() : rdb::Comparator(8) {}
+  const char* Name() const override { return "test.U64Timestamp"; }
+  int Compare(const rdb::Slice& a, const rdb::Slice& b) const override {
+    int c = CompareWithoutTimestamp(a, true, b, true);
+    return c != 0 ? c : CompareTimestamp(Ts(a), Ts(b));
+  }
+  int CompareTimestamp(const rdb::Slice& a, const rdb::Slice& b) const override {
+    const uint64_t ta = format::DecodeFixed64(a.data()), tb = format::DecodeFixed64(b.data());
+    return ta > tb ? -1 : (ta < tb ? 1 : 0);
+  }
+  int CompareWithoutTimestamp(const rdb::Slice& a, bool, const rdb::Slice& b,
+                              bool) const override {
+    return rdb::Slice(a.data(), a.size() - 8).compare(rdb::Slice(b.data(), b.size() - 8));
+  }
+  void FindShortestSeparator(std::string*, const rdb::Slice&) const override {}
+  void FindShortSuccessor(std::string*) const override {}
+
+ private:
+  static rdb::Slice Ts(const rdb::Slice& k) { return rdb::Slice(k.data() + k.size() - 8, 8); }
+};
+const U64TimestampComparator kTimestampComparator;
+
+class PluginDbTest : public ::testing::Test {
+ protected:
+  PluginDbTest() {
+    path_ = std::filesystem::temp_directory_path() /
+            ("memrep_plugin_" + std::to_string(::getpid()) + "_" +
+             ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(path_);
+  }
+  ~PluginDbTest() override { std::filesystem::remove_all(path_); }
+  std::string path_;
+};
+
+TEST_F(PluginDbTest, OptionsFileRoundTrips) {
+  rdb::Options options;
+  options.create_if_missing = true;
+  ASSERT_TRUE(Create("id=memrep.SortedHash; bucket_count=4096; max_runs=5",
+                     &options.memtable_factory).ok());
+  {
+    rdb::DB* raw;
+    ASSERT_TRUE(rdb::DB::Open(options, path_, &raw).ok());
+    std::unique_ptr<rdb::DB> db(raw);
+    ASSERT_TRUE(db->Put(rdb::WriteOptions(), "k", "v").ok());
+  }
+  rdb::ConfigOptions config;
+  config.ignore_unknown_options = false;
+  rdb::DBOptions db_options;
+  std::vector<rdb::ColumnFamilyDescriptor> cfs;
+  rdb::Status s = rdb::LoadLatestOptions(config, path_, &db_options, &cfs);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_EQ(cfs.size(), 1u);
+  const auto& factory = cfs[0].options.memtable_factory;
+  ASSERT_NE(factory, nullptr);
+  EXPECT_STREQ(factory->Name(), "memrep.SortedHash");
+  EXPECT_EQ(OptionsOf(*factory).bucket_count, 4096u);
+  EXPECT_EQ(OptionsOf(*factory).max_runs, 5u);
+  // And the loaded options open the database again.
+  rdb::Options reopened(db_options, cfs[0].options);
+  rdb::DB* raw;
+  ASSERT_TRUE(rdb::DB::Open(reopened, path_, &raw).ok());
+  std::unique_ptr<rdb::DB> db(raw);
+  std::string v;
+  ASSERT_TRUE(db->Get(rdb::ReadOptions(), "k", &v).ok());
+  EXPECT_EQ(v, "v");
+}
+
+TEST_F(PluginDbTest, HashIndexIsSizedFromTheWriteBufferAndCharged) {
+  // One 8-byte bucket per 64 bytes of write buffer, reported to RocksDB as
+  // memtable memory, so it counts toward the flush trigger.
+  for (uint64_t mib : {16, 128}) {
+    rdb::Options options;
+    options.create_if_missing = true;
+    options.write_buffer_size = mib << 20;
+    options.memtable_factory = NewSortedHashRepFactory();
+    rdb::DB* raw;
+    ASSERT_TRUE(rdb::DB::Open(options, path_, &raw).ok());
+    std::unique_ptr<rdb::DB> db(raw);
+    uint64_t size = 0;
+    ASSERT_TRUE(db->GetIntProperty("rocksdb.cur-size-active-mem-table", &size));
+    const uint64_t bucket_bytes = (mib << 20) / 64 * 8;
+    EXPECT_GE(size, bucket_bytes) << mib << " MiB";
+    EXPECT_LT(size, bucket_bytes + (4 << 20)) << mib << " MiB";
+    db.reset();
+    std::filesystem::remove_all(path_);
+  }
+}
+
+TEST_F(PluginDbTest, NonBytewiseComparatorsAreRefusedAtOpen) {
+  for (const rdb::Comparator* cmp :
+       std::vector<const rdb::Comparator*>{rdb::ReverseBytewiseComparator(), &kTimestampComparator}) {
+    rdb::Options options;
+    options.create_if_missing = true;
+    options.comparator = cmp;
+    options.memtable_factory = NewSortedHashRepFactory();
+    rdb::DB* raw = nullptr;
+    rdb::Status s = rdb::DB::Open(options, path_, &raw);
+    EXPECT_TRUE(s.IsInvalidArgument()) << cmp->Name() << ": " << s.ToString();
+    EXPECT_NE(s.ToString().find("memrep.SortedHash"), std::string::npos) << s.ToString();
+    delete raw;
+    std::filesystem::remove_all(path_);
+  }
+}
+
+// A KeyComparator over memtable keys, ordered by `user` then sequence descending.
+class TestKeyComparator final : public rdb::MemTableRep::KeyComparator {
+ public:
+  explicit TestKeyComparator(const rdb::Comparator* user) : user_(user) {}
+  DecodedType decode_key(const char* key) const override {
+    return rdb::GetLengthPrefixedSlice(key);
+  }
+  int operator()(const char* a, const char* b) const override {
+    return Compare(decode_key(a), decode_key(b));
+  }
+  int operator()(const char* a, const DecodedType& b) const override {
+    return Compare(decode_key(a), b);
+  }
+
+ private:
+  int Compare(rdb::Slice a, rdb::Slice b) const {
+    rdb::Slice ua(a.data(), a.size() - 8), ub(b.data(), b.size() - 8);
+    int c = user_->Compare(ua, ub);
+    if (c != 0) return c;
+    uint64_t ta = format::DecodeFixed64(a.data() + a.size() - 8) >> 8;
+    uint64_t tb = format::DecodeFixed64(b.data() + b.size() - 8) >> 8;
+    return ta > tb ? -1 : (ta < tb ? 1 : 0);
+  }
+  const rdb::Comparator* user_;
+};
+
+TEST(ComparatorProbe, RecognisesBytewiseAndNothingElse) {
+  EXPECT_TRUE(IsBytewiseOrder(TestKeyComparator(rdb::BytewiseComparator())));
+  EXPECT_FALSE(IsBytewiseOrder(TestKeyComparator(rdb::ReverseBytewiseComparator())));
+  EXPECT_FALSE(IsBytewiseOrder(TestKeyComparator(&kTimestampComparator)));
+}
+
+}  // namespace
+}  // namespace memrep::rocksdb_plugin

@@ -18,8 +18,9 @@ struct SortedHashOptions {
   // count from write_buffer_size: one bucket per 64 bytes of memtable.
   uint64_t bucket_count = 0;
 
-  // The memtable size this rep is sized for, in bytes.
-  uint64_t write_buffer_size = uint64_t{64} << 20;
+  // The memtable size this rep is sized for, in bytes. 0 (auto): the RocksDB
+  // plugin uses the column family's write_buffer_size; otherwise 64 MiB.
+  uint64_t write_buffer_size = 0;
 
   // An iterator that finds at least this many entries not yet in a sorted run
   // sorts them into a new shared run; fewer are sorted privately for it alone.
@@ -34,6 +35,7 @@ struct SortedHashOptions {
 
   // Limits on the values above, checked by Validate().
   static constexpr uint64_t kMaxBucketCount = uint64_t{1} << 30;  // 8 GiB of buckets
+  static constexpr uint64_t kDefaultWriteBufferSize = uint64_t{64} << 20;
   static constexpr uint64_t kMinWriteBufferSize = uint64_t{4} << 10;
   static constexpr uint64_t kMaxWriteBufferSize = uint64_t{1} << 40;
   static constexpr uint32_t kMaxRuns = 64;

@@ -21,9 +21,12 @@ Status SortedHashOptions::Validate() const {
   if (bucket_count > kMaxBucketCount) {
     return OutOfRange("bucket_count", bucket_count, 0, kMaxBucketCount);
   }
-  if (write_buffer_size < kMinWriteBufferSize || write_buffer_size > kMaxWriteBufferSize) {
-    return OutOfRange("write_buffer_size", write_buffer_size, kMinWriteBufferSize,
-                      kMaxWriteBufferSize);
+  if (write_buffer_size != 0 &&
+      (write_buffer_size < kMinWriteBufferSize || write_buffer_size > kMaxWriteBufferSize)) {
+    return Status::InvalidArgument(
+        "sorted hash option write_buffer_size=" + std::to_string(write_buffer_size) +
+        " is out of range; use 0 (auto) or " + std::to_string(kMinWriteBufferSize) + ".." +
+        std::to_string(kMaxWriteBufferSize));
   }
   if (seal_threshold < 1 || seal_threshold > kMaxThreshold) {
     return OutOfRange("seal_threshold", seal_threshold, 1, kMaxThreshold);
@@ -36,7 +39,8 @@ Status SortedHashOptions::Validate() const {
 }
 
 uint64_t SortedHashOptions::EffectiveBucketCount() const {
-  uint64_t wanted = bucket_count != 0 ? bucket_count : write_buffer_size / 64;
+  const uint64_t buffer = write_buffer_size != 0 ? write_buffer_size : kDefaultWriteBufferSize;
+  uint64_t wanted = bucket_count != 0 ? bucket_count : buffer / 64;
   if (wanted < 1024) wanted = 1024;
   if (wanted > kMaxBucketCount) wanted = kMaxBucketCount;
   return std::bit_ceil(wanted);
