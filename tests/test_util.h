@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <map>
 #include <string>
 #include <string_view>
@@ -56,9 +57,9 @@ inline ModelKey KeyOf(const char* entry) {
 
 // "k" followed by `n` as fixed-width decimal: sorts as numbers do.
 inline std::string NumberKey(uint64_t n, int width = 8) {
-  std::string digits = std::to_string(n);
-  return "k" + std::string(width > static_cast<int>(digits.size()) ? width - digits.size() : 0,
-                           '0') + digits;
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "k%0*llu", width, static_cast<unsigned long long>(n));
+  return buf;
 }
 
 }  // namespace memrep::testing

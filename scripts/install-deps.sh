@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs what memrep needs from Debian's packages, if it is missing.
+# Usage: bash scripts/install-deps.sh [--bench]   (--bench adds the plotting tools)
+set -euo pipefail
+
+packages=(g++ cmake ninja-build pkg-config librocksdb-dev rocksdb-tools libgtest-dev
+          libbenchmark-dev libxxhash-dev python3)
+if [[ "${1:-}" == "--bench" ]]; then
+  packages+=(python3-matplotlib)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+sudo=""
+if [[ $(id -u) -ne 0 ]]; then
+  command -v sudo >/dev/null || { echo "install-deps: need root (or sudo) to install: ${missing[*]}" >&2; exit 1; }
+  sudo=sudo
+fi
+echo "install-deps: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
