@@ -3,7 +3,7 @@
 # and runs the test suite in four lanes:
 #   release     the library, the RocksDB plugin, examples, benchmark smoke tests
 #   standalone  the standalone face alone, built without RocksDB
-#   tsan        ThreadSanitizer: the concurrency tests
+#   tsan        ThreadSanitizer: everything, the stress tests included
 #   asan        AddressSanitizer + UndefinedBehaviorSanitizer: everything
 # Usage: bash scripts/test.sh [lane...]     (default: all four)
 set -euo pipefail
@@ -23,7 +23,7 @@ for lane in "${lanes[@]}"; do
     tsan)
       # halt_on_error: a race fails the lane instead of scrolling by.
       export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1"
-      ctest --preset "$lane" -j 1 -R 'Stress|Concurrent|Background|Switch|Db|Refresh' ;;
+      ctest --preset "$lane" -j "$jobs" ;;
     asan)
       export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1"
       export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"

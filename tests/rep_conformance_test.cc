@@ -32,6 +32,10 @@ struct Param {
   const UserKeyComparator* comparator;
 };
 
+void PrintTo(const Param& p, std::ostream* os) {
+  *os << p.config.name << (p.comparator == &kReverse ? " (reverse order)" : " (bytewise)");
+}
+
 std::string ParamName(const ::testing::TestParamInfo<Param>& info) {
   return info.param.config.name + (info.param.comparator == &kReverse ? "_Reverse" : "_Bytewise");
 }

@@ -13,12 +13,13 @@ size_t EncodedEntrySize(size_t user_key_size, size_t value_size) {
 char* EncodeEntry(char* dst, std::string_view user_key, SequenceNumber seq, uint8_t type,
                   std::string_view value) {
   char* p = format::EncodeVarint32(dst, static_cast<uint32_t>(user_key.size() + 8));
-  std::memcpy(p, user_key.data(), user_key.size());
+  // An empty view may have a null data(): memcpy must not see it.
+  if (!user_key.empty()) std::memcpy(p, user_key.data(), user_key.size());
   p += user_key.size();
   format::EncodeFixed64(p, PackTag(seq, type));
   p += 8;
   p = format::EncodeVarint32(p, static_cast<uint32_t>(value.size()));
-  std::memcpy(p, value.data(), value.size());
+  if (!value.empty()) std::memcpy(p, value.data(), value.size());
   return p + value.size();
 }
 

@@ -74,7 +74,7 @@ class KeyOrder {
   uint64_t Prefix(std::string_view user_key) const {
     if (user_ != nullptr) return 0;
     uint64_t v = 0;
-    std::memcpy(&v, user_key.data(), std::min<size_t>(8, user_key.size()));
+    if (!user_key.empty()) std::memcpy(&v, user_key.data(), std::min<size_t>(8, user_key.size()));
     return __builtin_bswap64(v);
   }
 
