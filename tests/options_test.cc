@@ -8,9 +8,9 @@ namespace {
 TEST(SortedHashOptions, DefaultsAreValidAndSizedFromTheWriteBuffer) {
   SortedHashOptions o;
   EXPECT_TRUE(o.Validate().ok());
-  EXPECT_EQ(o.EffectiveBucketCount(), uint64_t{1} << 20);  // 64 MiB / 64
+  EXPECT_EQ(o.EffectiveBucketCount(), uint64_t{1} << 18);  // 64 MiB / 256
   o.write_buffer_size = uint64_t{256} << 20;
-  EXPECT_EQ(o.EffectiveBucketCount(), uint64_t{1} << 22);
+  EXPECT_EQ(o.EffectiveBucketCount(), uint64_t{1} << 20);
   o.bucket_count = 1000;
   EXPECT_EQ(o.EffectiveBucketCount(), 1024u);
   o.bucket_count = 5000;

@@ -15,8 +15,11 @@ namespace memrep {
 
 struct SortedHashOptions {
   // Hash buckets, 8 bytes each, rounded up to a power of two. 0 derives the
-  // count from write_buffer_size: one bucket per 64 bytes of memtable.
+  // count from write_buffer_size: one bucket per kWriteBufferBytesPerBucket
+  // bytes of memtable, so a full memtable of ~150-byte entries has chains of
+  // about two, and the index costs 1/32 of the write buffer.
   uint64_t bucket_count = 0;
+  static constexpr uint64_t kWriteBufferBytesPerBucket = 256;
 
   // The memtable size this rep is sized for, in bytes. 0 (auto): the RocksDB
   // plugin uses the column family's write_buffer_size; otherwise 64 MiB.
