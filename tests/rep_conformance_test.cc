@@ -281,6 +281,24 @@ TEST_P(RepConformance, FrozenRepReadsTheSame) {
   ExpectFullScansMatch();
 }
 
+TEST_P(RepConformance, MemoryUsageNeverGrowsOnceInsertsEnd) {
+  // RocksDB records a memtable's usage as it turns immutable (just before
+  // MarkReadOnly) and requires that it never grows after.
+  FillRandom(3000, 15);
+  auto early = rep_->NewIterator();
+  early->SeekToFirst();
+  const size_t recorded = rep_->MemoryUsage();
+  rep_->Freeze();
+  for (int i = 0; i < 5; ++i) {
+    auto it = rep_->NewIterator();
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    }
+    EXPECT_LE(rep_->MemoryUsage(), recorded);
+    util::BackgroundWorker::Shared().Drain();
+    EXPECT_LE(rep_->MemoryUsage(), recorded);
+  }
+}
+
 TEST_P(RepConformance, StatisticsAndSampling) {
   const size_t empty_usage = rep_->MemoryUsage();
   FillRandom(3000, 14);

@@ -82,17 +82,78 @@ TEST(SortedHash, AnIdleRepBecomesOneRunWithoutFreeze) {
             1050u);
 }
 
-TEST(SortedHash, MemoryUsageCountsBucketsAndRuns) {
+TEST(SortedHash, MemoryUsageChargesRunsInAdvanceAndNeverGrowsAfterFreeze) {
   util::Arena arena;
   SortedHashOptions o;
   o.bucket_count = 4096;
+  o.background_cut = 64;
   SortedHashRep rep(o, RepContext{&arena, nullptr});
   EXPECT_EQ(rep.MemoryUsage(), 4096 * sizeof(void*));
-  for (int i = 0; i < 1000; ++i) ASSERT_TRUE(rep.Insert(MakeEntry(&rep, NumberKey(i), 1, 1, "v")));
+  size_t most_run_bytes = 0;
+  for (int i = 0; i < 3000; ++i) {
+    ASSERT_TRUE(rep.Insert(MakeEntry(&rep, NumberKey(i * 7919 % 3000), 1, 1, "v")));
+    if (i % 100 == 0) rep.NewIterator()->SeekToFirst();
+    most_run_bytes = std::max(most_run_bytes, rep.RunBytes());
+    ASSERT_LE(rep.RunBytes(), rep.MemoryUsage() - 4096 * sizeof(void*));
+  }
+  EXPECT_GT(most_run_bytes, 0u);
+  const size_t at_freeze = rep.MemoryUsage();
+  EXPECT_EQ(at_freeze, 4096 * sizeof(void*) + 3000 * 2 * sizeof(RunSlot));
   rep.Freeze();
+  for (int i = 0; i < 20 && rep.NumRuns() != 1; ++i) {
+    rep.NewIterator()->SeekToLast();
+    EXPECT_EQ(rep.MemoryUsage(), at_freeze);
+    util::BackgroundWorker::Shared().Drain();
+  }
   WaitForRuns(rep, 1);
-  EXPECT_GE(rep.MemoryUsage(), 4096 * sizeof(void*) + 1000 * sizeof(RunSlot));
-  EXPECT_LE(rep.MemoryUsage(), 4096 * sizeof(void*) + 4 * 1000 * sizeof(RunSlot));
+  EXPECT_EQ(rep.MemoryUsage(), at_freeze);
+  EXPECT_LE(rep.RunBytes(), at_freeze - 4096 * sizeof(void*));
+}
+
+TEST(SortedHash, ARepositionedIteratorSeesNewEntries) {
+  // RocksDB's Iterator::Refresh and tailing iterators seek an existing
+  // memtable iterator again and expect to see what was written since.
+  util::Arena arena;
+  SortedHashRep rep(SortedHashOptions(), RepContext{&arena, nullptr});
+  ASSERT_TRUE(rep.Insert(MakeEntry(&rep, "a", 1, 1, "1")));
+  auto it = rep.NewIterator();
+  it->SeekToFirst();
+  ASSERT_TRUE(it->Valid());
+  ASSERT_TRUE(rep.Insert(MakeEntry(&rep, "b", 2, 1, "2")));
+  ASSERT_TRUE(rep.Insert(MakeEntry(&rep, "a", 3, 1, "3")));
+  it->Next();  // Next stays on the view it has: "a"@1 was the only entry
+  EXPECT_FALSE(it->Valid());
+  it->Seek(testing::InternalKey("a", kMaxSequenceNumber));
+  ASSERT_TRUE(it->Valid());
+  EXPECT_EQ(DecodeEntry(it->entry()).sequence(), 3u);
+  it->Next();
+  it->Next();
+  ASSERT_TRUE(it->Valid());
+  EXPECT_EQ(DecodeEntry(it->entry()).user_key, "b");
+  ASSERT_TRUE(rep.Insert(MakeEntry(&rep, "c", 4, 1, "4")));
+  it->SeekToLast();
+  ASSERT_TRUE(it->Valid());
+  EXPECT_EQ(DecodeEntry(it->entry()).user_key, "c");
+  ASSERT_TRUE(rep.Insert(MakeEntry(&rep, "0", 5, 1, "5")));
+  it->SeekForPrev(testing::InternalKey("0", 0));
+  ASSERT_TRUE(it->Valid());
+  EXPECT_EQ(DecodeEntry(it->entry()).user_key, "0");
+}
+
+TEST(SortedHash, ApproximateNumEntriesCountsUnsortedEntries) {
+  util::Arena arena;
+  SortedHashOptions o;
+  o.background_cut = 1 << 20;  // no background cut during the test
+  SortedHashRep rep(o, RepContext{&arena, nullptr});
+  for (int i = 0; i < 500; ++i) ASSERT_TRUE(rep.Insert(MakeEntry(&rep, NumberKey(i), 1, 1, "v")));
+  rep.NewIterator()->SeekToFirst();  // sorts the first 500 into a run
+  for (int i = 500; i < 1000; ++i) ASSERT_TRUE(rep.Insert(MakeEntry(&rep, NumberKey(i), 1, 1, "v")));
+  EXPECT_EQ(rep.ApproximateNumEntries(testing::InternalKey(NumberKey(600), kMaxSequenceNumber),
+                                      testing::InternalKey(NumberKey(800), kMaxSequenceNumber)),
+            200u);
+  EXPECT_EQ(rep.ApproximateNumEntries(testing::InternalKey(NumberKey(400), kMaxSequenceNumber),
+                                      testing::InternalKey(NumberKey(700), kMaxSequenceNumber)),
+            300u);
 }
 
 // Resident memory of this process, in bytes.

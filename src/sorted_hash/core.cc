@@ -39,28 +39,29 @@ std::vector<RunSlot> Core::CollectTail(const RunSet& set, const WriteList::Heads
   return tail;
 }
 
-std::shared_ptr<const RunSet> Core::Snapshot(std::shared_ptr<const SortedRun>* tail) {
-  std::shared_ptr<const RunSet> set = runs.Current();
-  const WriteList::Heads heads = write_list.LoadHeads();
-  std::vector<RunSlot> slots = CollectTail(*set, heads);
+Core::View Core::Snapshot() {
+  View view;
+  view.set = runs.Current();
+  view.heads = write_list.LoadHeads();
+  std::vector<RunSlot> slots = CollectTail(*view.set, view.heads);
   if (!slots.empty()) {
     SortSlots(order, &slots);
     auto run = std::make_shared<const SortedRun>(std::move(slots), run_memory);
     std::shared_ptr<const RunSet> published;
-    if (run->size() >= options.seal_threshold) published = runs.PublishCut(set, run, heads);
+    if (run->size() >= options.seal_threshold) published = runs.PublishCut(view.set, run, view.heads);
     if (published != nullptr) {
-      set = std::move(published);
+      view.set = std::move(published);
     } else {
-      *tail = std::move(run);
+      view.tail = std::move(run);
     }
   }
-  // Ask once per run-set version for background work when this snapshot is
-  // not a single array: the worker then merges, or cuts and merges when idle.
-  if ((set->runs.size() > 1 || *tail != nullptr) &&
-      nudged_version_.exchange(set->version, std::memory_order_relaxed) != set->version) {
+  // Ask once per run-set version for background work when this view is not a
+  // single array: the worker then merges, or cuts and merges when idle.
+  if ((view.set->runs.size() > 1 || view.tail != nullptr) &&
+      nudged_version_.exchange(view.set->version, std::memory_order_relaxed) != view.set->version) {
     Schedule(false);
   }
-  return set;
+  return view;
 }
 
 void Core::Background() {

@@ -32,10 +32,18 @@ class Core : public std::enable_shared_from_this<Core> {
   // Queues a background task for this rep unless one is already queued.
   void Schedule(bool delayed);
 
-  // A snapshot for an iterator: the current runs and, for entries not yet in
-  // a run, either a new shared run (at least seal_threshold of them) or a
-  // private sorted one in *tail.
-  std::shared_ptr<const RunSet> Snapshot(std::shared_ptr<const SortedRun>* tail);
+  // What an iterator reads: the runs of a RunSet and, for the entries pushed
+  // after it up to `heads`, a privately sorted tail (or none).
+  struct View {
+    std::shared_ptr<const RunSet> set;
+    std::shared_ptr<const SortedRun> tail;
+    WriteList::Heads heads{};
+  };
+
+  // A view of every entry pushed so far. Entries not yet in a run become a
+  // new shared run if there are at least seal_threshold of them, else a
+  // private sorted tail.
+  View Snapshot();
 
   // Makes queued tasks harmless and waits for a running one to finish.
   void Close();
@@ -44,7 +52,11 @@ class Core : public std::enable_shared_from_this<Core> {
   void Background();
   // One step of background work; returns whether more is left for later.
   bool CutAndMerge(bool idle);
+
+ public:
   std::vector<RunSlot> CollectTail(const RunSet& set, const WriteList::Heads& heads) const;
+
+ private:
 
   // Set while a task is queued; cleared when it starts. acq_rel exchange so
   // exactly one requester queues a task.

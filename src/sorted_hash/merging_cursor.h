@@ -22,6 +22,12 @@ class MergingCursor {
  public:
   explicit MergingCursor(const format::KeyOrder& order) : order_(order) {}
 
+  // Forgets every source; the cursor is then not Valid().
+  void Clear() {
+    sources_.clear();
+    current_ = -1;
+  }
+
   void AddSource(const RunSlot* slots, size_t n) {
     if (n > 0) sources_.push_back(Source{slots, static_cast<ptrdiff_t>(n), 0});
   }

@@ -15,29 +15,51 @@ std::unique_ptr<Rep> NewSortedHashRep(const SortedHashOptions& options, const Re
 namespace sorted_hash {
 namespace {
 
-// An iterator over a RunSet snapshot plus a privately sorted tail.
+// An iterator over a view: the runs of a RunSet plus a privately sorted tail.
+// Every positioning call (SeekToFirst, SeekToLast, Seek, SeekForPrev) first
+// takes a new view if entries were inserted since the last one, so it sees
+// every entry inserted before the call. RocksDB relies on that: Refresh() and
+// tailing iterators keep a memtable iterator and seek it again. Next and Prev
+// stay on the current view, so a scan is a consistent sequence.
 class Iterator final : public RepIterator {
  public:
-  Iterator(std::shared_ptr<Core> core, std::shared_ptr<const RunSet> set,
-           std::shared_ptr<const SortedRun> tail)
-      : core_(std::move(core)), set_(std::move(set)), tail_(std::move(tail)), cursor_(core_->order) {
-    for (const auto& run : set_->runs) cursor_.AddSource(run->slots(), run->size());
-    if (tail_ != nullptr) cursor_.AddSource(tail_->slots(), tail_->size());
-  }
+  // The first view is taken by the first positioning call, not here: an
+  // iterator is always positioned before it is read.
+  explicit Iterator(std::shared_ptr<Core> core) : core_(std::move(core)), cursor_(core_->order) {}
 
   bool Valid() const override { return cursor_.Valid(); }
   const char* entry() const override { return cursor_.entry(); }
-  void SeekToFirst() override { cursor_.SeekToFirst(); }
-  void SeekToLast() override { cursor_.SeekToLast(); }
-  void Seek(std::string_view internal_key) override { cursor_.Seek(internal_key); }
-  void SeekForPrev(std::string_view internal_key) override { cursor_.SeekForPrev(internal_key); }
+  void SeekToFirst() override {
+    Refresh();
+    cursor_.SeekToFirst();
+  }
+  void SeekToLast() override {
+    Refresh();
+    cursor_.SeekToLast();
+  }
+  void Seek(std::string_view internal_key) override {
+    Refresh();
+    cursor_.Seek(internal_key);
+  }
+  void SeekForPrev(std::string_view internal_key) override {
+    Refresh();
+    cursor_.SeekForPrev(internal_key);
+  }
   void Next() override { cursor_.Next(); }
   void Prev() override { cursor_.Prev(); }
 
  private:
+  void Refresh() {
+    // Unchanged heads mean no entry was pushed since the view was taken.
+    if (view_.set != nullptr && core_->write_list.LoadHeads() == view_.heads) return;
+    view_ = core_->Snapshot();
+    cursor_.Clear();
+    for (const auto& run : view_.set->runs) cursor_.AddSource(run->slots(), run->size());
+    if (view_.tail != nullptr) cursor_.AddSource(view_.tail->slots(), view_.tail->size());
+  }
+
   const std::shared_ptr<Core> core_;  // keeps the key order alive
-  const std::shared_ptr<const RunSet> set_;
-  const std::shared_ptr<const SortedRun> tail_;
+  Core::View view_;
   MergingCursor cursor_;
 };
 
@@ -79,9 +101,7 @@ bool SortedHashRep::Contains(std::string_view internal_key) const {
 }
 
 std::unique_ptr<RepIterator> SortedHashRep::NewIterator() const {
-  std::shared_ptr<const SortedRun> tail;
-  std::shared_ptr<const RunSet> set = core_->Snapshot(&tail);
-  return std::make_unique<Iterator>(core_, std::move(set), std::move(tail));
+  return std::make_unique<Iterator>(core_);
 }
 
 void SortedHashRep::Freeze() {
@@ -93,8 +113,16 @@ void SortedHashRep::Freeze() {
 bool SortedHashRep::frozen() const { return core_->frozen.load(std::memory_order_acquire); }
 
 size_t SortedHashRep::MemoryUsage() const {
-  const int64_t runs = core_->run_memory->load(std::memory_order_relaxed);
-  return index_.bytes() + static_cast<size_t>(std::max<int64_t>(runs, 0));
+  // Sorted runs are charged in advance, two slots per entry: one for the run
+  // that finally holds it, one for a merge that briefly holds its inputs and
+  // its output. So the figure only grows with inserts and stays constant once
+  // they end: RocksDB records a memtable's usage when it becomes immutable and
+  // requires it not to grow after (background sorting must not change it).
+  return index_.bytes() + 2 * sizeof(RunSlot) * NumEntries();
+}
+
+size_t SortedHashRep::RunBytes() const {
+  return static_cast<size_t>(std::max<int64_t>(core_->run_memory->load(std::memory_order_relaxed), 0));
 }
 
 uint64_t SortedHashRep::NumEntries() const { return core_->write_list.Count(); }
@@ -109,10 +137,14 @@ uint64_t SortedHashRep::ApproximateNumEntries(std::string_view start, std::strin
     const size_t hi = LowerBound(order, run->slots(), run->size(), to);
     if (hi > lo) in_range += hi - lo;
   }
-  // Entries not yet in a run are assumed to spread like those that are.
-  const uint64_t total = NumEntries();
-  if (set->entries == 0) return total == 0 ? 0 : total / 2;
-  return in_range + (total > set->entries ? (total - set->entries) * in_range / set->entries : 0);
+  // Entries not yet in a run are few (the worker cuts them every few
+  // milliseconds): count them one by one.
+  for (const RunSlot& slot : core_->CollectTail(*set, core_->write_list.LoadHeads())) {
+    if (CompareSlotToTarget(order, slot, from) >= 0 && CompareSlotToTarget(order, slot, to) < 0) {
+      ++in_range;
+    }
+  }
+  return in_range;
 }
 
 void SortedHashRep::RandomSample(size_t target, uint64_t seed,

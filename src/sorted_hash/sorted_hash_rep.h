@@ -50,8 +50,10 @@ class SortedHashRep final : public Rep {
   uint64_t ApproximateNumEntries(std::string_view start, std::string_view end) const override;
   void RandomSample(size_t target, uint64_t seed, std::vector<const char*>* out) const override;
 
-  // For tests and benchmarks: the number of sorted runs now.
+  // For tests and benchmarks: the number of sorted runs now, and the bytes
+  // they hold (MemoryUsage charges an upper bound of these in advance).
   size_t NumRuns() const;
+  size_t RunBytes() const;
 
  private:
   Allocator* const allocator_;
