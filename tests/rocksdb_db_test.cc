@@ -467,7 +467,8 @@ TEST_F(DbDiffTest, BoundedIteratorsWalkTheSame) {
   };
   for (const auto& [lo, hi] : cases) {
     const std::string name = "bounds [" + lo.value_or("-") + ", " + hi.value_or("-") + ")";
-    const rdb::Slice lower(lo.value_or("")), upper(hi.value_or(""));
+    const std::string lower_key = lo.value_or(""), upper_key = hi.value_or("");
+    const rdb::Slice lower(lower_key), upper(upper_key);  // they must outlive the iterators
     rdb::ReadOptions ro;
     if (lo) ro.iterate_lower_bound = &lower;
     if (hi) ro.iterate_upper_bound = &upper;
