@@ -22,7 +22,7 @@ for lane in "${lanes[@]}"; do
   case "$lane" in
     tsan)
       # halt_on_error: a race fails the lane instead of scrolling by.
-      export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1"
+      export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$PWD/tests/tsan.supp"
       ctest --preset "$lane" -j "$jobs" ;;
     asan)
       export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1"

@@ -166,8 +166,8 @@ size_t ResidentBytes() {
 }
 
 TEST(SortedHash, CreatingARepTouchesNoBucketMemory) {
-  // Creation is cheap because the bucket array comes from calloc'd zero pages
-  // that stay unmapped until a bucket is used: 16 reps with 64 MiB of buckets
+  // Creation is cheap because the bucket array is a fresh anonymous mapping
+  // whose zero pages stay unmapped until a bucket is used: 16 reps with 64 MiB of buckets
   // each must not make 1 GiB resident. (A generous bound: sanitizer runtimes
   // add shadow memory of their own.)
   util::Arena arena;

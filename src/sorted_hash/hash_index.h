@@ -2,10 +2,11 @@
 // linked chain of nodes kept in internal-key order.
 //
 //   buckets: [ Node* ][ Node* ] ...  8 bytes each, power-of-two count,
-//            zero pages from calloc: creating an index touches no memory.
+//            fresh anonymous mmap: zero pages the kernel maps on first
+//            touch, so creating an index touches no memory.
 //   chain:   bucket -> n1 -> n2 -> ... (ascending internal key)
 //
-// Thread safety: Insert may run from many threads at once; Find/Walk run
+// Thread safety: Insert may run from many threads at once; Find and Next run
 // concurrently with them and take no lock.
 // Invariants:
 //  1. Nodes are never removed, so a node's successor only changes by a new
@@ -18,9 +19,10 @@
 // Cost: insert and lookup walk one chain, of expected length count/buckets.
 #pragma once
 
+#include <sys/mman.h>
+
 #include <atomic>
 #include <cstdint>
-#include <cstdlib>
 #include <new>
 #include <string_view>
 
@@ -33,10 +35,11 @@ namespace memrep::sorted_hash {
 class HashIndex {
  public:
   explicit HashIndex(uint64_t bucket_count) : mask_(bucket_count - 1) {
-    buckets_ = static_cast<Node**>(std::calloc(bucket_count, sizeof(Node*)));
-    if (buckets_ == nullptr) throw std::bad_alloc();
+    void* p = ::mmap(nullptr, bytes(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+    buckets_ = static_cast<Node**>(p);
   }
-  ~HashIndex() { std::free(buckets_); }
+  ~HashIndex() { ::munmap(buckets_, bytes()); }
   HashIndex(const HashIndex&) = delete;
   HashIndex& operator=(const HashIndex&) = delete;
 
