@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
 #include "sorted_hash/merging_cursor.h"
@@ -47,7 +48,13 @@ TEST_F(SortedRunTest, MergeInterleavesAndCountsMemory) {
     auto m = SortedRun::Merge(order_, *a, *b, memory_);
     ASSERT_EQ(m->size(), 100u);
     for (int i = 0; i < 100; ++i) {
-      EXPECT_EQ(DecodeEntry(m->slots()[i].entry).user_key, testing::NumberKey(i));
+      EXPECT_EQ(DecodeEntry(m->entries()[i]).user_key, testing::NumberKey(i));
+    }
+    EXPECT_LE(m->bytes(), 100 * SortedRun::kMaxBytesPerEntry + 8);
+    // The merged run's fences work: every key is found where it is.
+    for (int i = 0; i < 100; ++i) {
+      const std::string key = testing::InternalKey(testing::NumberKey(i), kMaxSequenceNumber);
+      EXPECT_EQ(m->LowerBound(order_, Target(order_, key)), static_cast<size_t>(i));
     }
   }
   EXPECT_EQ(memory_->load(), 0) << "destroyed runs give their bytes back";
@@ -59,13 +66,48 @@ TEST_F(SortedRunTest, BoundsFindTheRightSlots) {
     slots.push_back(MakeSlot(order_, Entry(testing::NumberKey(i / 5), 10 - i % 5)));
   }
   SortSlots(order_, &slots);
+  const SortedRun run(slots, memory_);
   // key 3 has versions 10..6 at slots 15..19; a seek at snapshot 8 lands on seq 8.
   const std::string target = testing::InternalKey(testing::NumberKey(3), 8);
   const Target t(order_, target);
-  EXPECT_EQ(LowerBound(order_, slots.data(), slots.size(), t), 17u);
-  EXPECT_EQ(UpperBound(order_, slots.data(), slots.size(), t), 18u);
+  EXPECT_EQ(run.LowerBound(order_, t), 17u);
+  EXPECT_EQ(run.UpperBound(order_, t), 18u);
   const Target past(order_, testing::InternalKey("z", 1));
-  EXPECT_EQ(LowerBound(order_, slots.data(), slots.size(), past), 50u);
+  EXPECT_EQ(run.LowerBound(order_, past), 50u);
+  EXPECT_EQ(run.UpperBound(order_, past), 50u);
+  const Target before(order_, testing::InternalKey("a", 1));
+  EXPECT_EQ(run.LowerBound(order_, before), 0u);
+  EXPECT_EQ(run.UpperBound(order_, before), 0u);
+}
+
+TEST_F(SortedRunTest, BoundsAgreeWithAPlainSearchWhenPrefixesRepeat) {
+  // Many keys share their first 8 bytes, some do not: the fences narrow the
+  // search only as far as is safe.
+  std::mt19937 rng(7);
+  std::vector<RunSlot> slots;
+  std::vector<std::string> keys;
+  for (int i = 0; i < 2000; ++i) {
+    std::string key = (rng() % 3 == 0 ? "samepref" : "p" + std::to_string(rng() % 50)) +
+                      std::to_string(rng() % 100000);
+    if (std::find(keys.begin(), keys.end(), key) != keys.end()) continue;
+    keys.push_back(key);
+    slots.push_back(MakeSlot(order_, Entry(key, 1)));
+  }
+  SortSlots(order_, &slots);
+  const SortedRun run(slots, memory_);
+  for (int i = 0; i < 3000; ++i) {
+    std::string key = (rng() % 2 ? "samepref" : "p" + std::to_string(rng() % 60)) +
+                      std::to_string(rng() % 100000);
+    const std::string ikey = testing::InternalKey(key, rng() % 3);
+    const Target t(order_, ikey);
+    size_t expected_lower = 0, expected_upper = 0;
+    for (const RunSlot& s : slots) {
+      if (order_.CompareEntryToKey(s.entry, ikey) < 0) ++expected_lower;
+      if (order_.CompareEntryToKey(s.entry, ikey) <= 0) ++expected_upper;
+    }
+    ASSERT_EQ(run.LowerBound(order_, t), expected_lower) << key;
+    ASSERT_EQ(run.UpperBound(order_, t), expected_upper) << key;
+  }
 }
 
 TEST_F(SortedRunTest, MergingCursorOverManySourcesMatchesOneSortedArray) {
@@ -77,10 +119,14 @@ TEST_F(SortedRunTest, MergingCursorOverManySourcesMatchesOneSortedArray) {
     sources[rng() % 5].push_back(s);
     all.push_back(s);
   }
-  for (auto& s : sources) SortSlots(order_, &s);
+  std::vector<std::unique_ptr<SortedRun>> runs;
+  for (auto& s : sources) {
+    SortSlots(order_, &s);
+    runs.push_back(std::make_unique<SortedRun>(s, memory_));
+  }
   SortSlots(order_, &all);
   MergingCursor cursor(order_);
-  for (auto& s : sources) cursor.AddSource(s.data(), s.size());
+  for (auto& r : runs) cursor.AddSource(r.get());
   size_t i = 0;
   for (cursor.SeekToFirst(); cursor.Valid(); cursor.Next()) ASSERT_EQ(cursor.entry(), all[i++].entry);
   EXPECT_EQ(i, all.size());

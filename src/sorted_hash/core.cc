@@ -46,7 +46,7 @@ Core::View Core::Snapshot() {
   std::vector<RunSlot> slots = CollectTail(*view.set, view.heads);
   if (!slots.empty()) {
     SortSlots(order, &slots);
-    auto run = std::make_shared<const SortedRun>(std::move(slots), run_memory);
+    auto run = std::make_shared<const SortedRun>(slots, run_memory);
     std::shared_ptr<const RunSet> published;
     if (run->size() >= options.seal_threshold) published = runs.PublishCut(view.set, run, view.heads);
     if (published != nullptr) {
@@ -92,7 +92,7 @@ bool Core::CutAndMerge(bool idle) {
   if (!slots.empty() && (idle || slots.size() >= options.seal_threshold)) {
     SortSlots(order, &slots);
     // May lose to an iterator that published a cut first: the next task retries.
-    runs.PublishCut(base, std::make_shared<const SortedRun>(std::move(slots), run_memory), heads);
+    runs.PublishCut(base, std::make_shared<const SortedRun>(slots, run_memory), heads);
     slots.clear();
   }
   std::shared_ptr<const RunSet> set = runs.Current();

@@ -6,10 +6,8 @@ void MergingCursor::PickSmallest() {
   current_ = -1;
   for (size_t i = 0; i < sources_.size(); ++i) {
     const Source& s = sources_[i];
-    if (s.pos < 0 || s.pos >= s.n) continue;
-    if (current_ < 0 || CompareSlots(order_, Slot(s), Slot(sources_[current_])) < 0) {
-      current_ = static_cast<int>(i);
-    }
+    if (!InRange(s)) continue;
+    if (current_ < 0 || Compare(s, sources_[current_]) < 0) current_ = static_cast<int>(i);
   }
 }
 
@@ -17,30 +15,26 @@ void MergingCursor::PickLargest() {
   current_ = -1;
   for (size_t i = 0; i < sources_.size(); ++i) {
     const Source& s = sources_[i];
-    if (s.pos < 0 || s.pos >= s.n) continue;
-    if (current_ < 0 || CompareSlots(order_, Slot(s), Slot(sources_[current_])) > 0) {
-      current_ = static_cast<int>(i);
-    }
+    if (!InRange(s)) continue;
+    if (current_ < 0 || Compare(s, sources_[current_]) > 0) current_ = static_cast<int>(i);
   }
 }
 
 void MergingCursor::SeekToFirst() {
-  for (Source& s : sources_) s.pos = 0;
+  for (Source& s : sources_) MoveTo(s, 0);
   forward_ = true;
   PickSmallest();
 }
 
 void MergingCursor::SeekToLast() {
-  for (Source& s : sources_) s.pos = s.n - 1;
+  for (Source& s : sources_) MoveTo(s, s.n - 1);
   forward_ = false;
   PickLargest();
 }
 
 void MergingCursor::Seek(std::string_view internal_key) {
   const Target target(order_, internal_key);
-  for (Source& s : sources_) {
-    s.pos = static_cast<ptrdiff_t>(LowerBound(order_, s.slots, s.n, target));
-  }
+  for (Source& s : sources_) MoveTo(s, static_cast<ptrdiff_t>(s.run->LowerBound(order_, target)));
   forward_ = true;
   PickSmallest();
 }
@@ -48,7 +42,7 @@ void MergingCursor::Seek(std::string_view internal_key) {
 void MergingCursor::SeekForPrev(std::string_view internal_key) {
   const Target target(order_, internal_key);
   for (Source& s : sources_) {
-    s.pos = static_cast<ptrdiff_t>(UpperBound(order_, s.slots, s.n, target)) - 1;
+    MoveTo(s, static_cast<ptrdiff_t>(s.run->UpperBound(order_, target)) - 1);
   }
   forward_ = false;
   PickLargest();
@@ -56,25 +50,27 @@ void MergingCursor::SeekForPrev(std::string_view internal_key) {
 
 void MergingCursor::Next() {
   if (!forward_) {
-    // Others rest on their last slot < current: step each to its first slot > current.
+    // Others rest on their last entry < current: step each to its first entry > current.
     for (size_t i = 0; i < sources_.size(); ++i) {
-      if (static_cast<int>(i) != current_) ++sources_[i].pos;
+      if (static_cast<int>(i) != current_) MoveTo(sources_[i], sources_[i].pos + 1);
     }
     forward_ = true;
   }
-  ++sources_[current_].pos;
+  Source& s = sources_[current_];
+  MoveTo(s, s.pos + 1);
   PickSmallest();
 }
 
 void MergingCursor::Prev() {
   if (forward_) {
-    // Others rest on their first slot > current: step each to its last slot < current.
+    // Others rest on their first entry > current: step each to its last entry < current.
     for (size_t i = 0; i < sources_.size(); ++i) {
-      if (static_cast<int>(i) != current_) --sources_[i].pos;
+      if (static_cast<int>(i) != current_) MoveTo(sources_[i], sources_[i].pos - 1);
     }
     forward_ = false;
   }
-  --sources_[current_].pos;
+  Source& s = sources_[current_];
+  MoveTo(s, s.pos - 1);
   PickLargest();
 }
 

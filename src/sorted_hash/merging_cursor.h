@@ -1,12 +1,13 @@
-// MergingCursor: one ordered cursor over a few sorted slot arrays (the runs of
-// a RunSet, plus an iterator's privately sorted tail).
+// MergingCursor: one ordered cursor over a few sorted runs (the runs of a
+// RunSet, plus an iterator's privately sorted tail).
 //
 // Positioning: moving forward, every source other than the current one rests
 // on its first slot greater than the current entry; moving backward, on its
 // last slot smaller than it. Entries are distinct across sources, so a change
 // of direction moves each other source by exactly one slot.
-// Cost: Seek is one binary search per source; Next and Prev compare the K
-// source heads (K is small: at most max_runs + 1), mostly by prefix alone.
+// Cost: Seek is one fenced binary search per source; Next and Prev compare the
+// K source heads (K is small: about max_runs + 1), by their cached prefixes
+// first.
 #pragma once
 
 #include <cstddef>
@@ -28,12 +29,13 @@ class MergingCursor {
     current_ = -1;
   }
 
-  void AddSource(const RunSlot* slots, size_t n) {
-    if (n > 0) sources_.push_back(Source{slots, static_cast<ptrdiff_t>(n), 0});
+  // REQUIRES: `run` outlives the cursor's use of it.
+  void AddSource(const SortedRun* run) {
+    if (run->size() > 0) sources_.push_back(Source{run, static_cast<ptrdiff_t>(run->size()), 0, 0});
   }
 
   bool Valid() const { return current_ >= 0; }
-  const char* entry() const { return Slot(sources_[current_]).entry; }
+  const char* entry() const { return Entry(sources_[current_]); }
 
   void SeekToFirst();
   void SeekToLast();
@@ -44,12 +46,23 @@ class MergingCursor {
 
  private:
   struct Source {
-    const RunSlot* slots;
+    const SortedRun* run;
     ptrdiff_t n;
-    ptrdiff_t pos;  // -1 or n: exhausted in that direction
+    ptrdiff_t pos;    // -1 or n: exhausted in that direction
+    uint64_t prefix;  // of the entry at pos, when pos is in range
   };
-  static const RunSlot& Slot(const Source& s) { return s.slots[s.pos]; }
+  static const char* Entry(const Source& s) { return s.run->entries()[s.pos]; }
+  static bool InRange(const Source& s) { return s.pos >= 0 && s.pos < s.n; }
 
+  // Sets pos and caches the prefix of the entry there.
+  void MoveTo(Source& s, ptrdiff_t pos) {
+    s.pos = pos;
+    if (InRange(s)) s.prefix = EntryPrefix(order_, Entry(s));
+  }
+  int Compare(const Source& a, const Source& b) const {
+    if (a.prefix != b.prefix) return a.prefix < b.prefix ? -1 : 1;
+    return order_.CompareEntries(Entry(a), Entry(b));
+  }
   void PickSmallest();
   void PickLargest();
 

@@ -54,8 +54,8 @@ class Iterator final : public RepIterator {
     if (view_.set != nullptr && core_->write_list.LoadHeads() == view_.heads) return;
     view_ = core_->Snapshot();
     cursor_.Clear();
-    for (const auto& run : view_.set->runs) cursor_.AddSource(run->slots(), run->size());
-    if (view_.tail != nullptr) cursor_.AddSource(view_.tail->slots(), view_.tail->size());
+    for (const auto& run : view_.set->runs) cursor_.AddSource(run.get());
+    if (view_.tail != nullptr) cursor_.AddSource(view_.tail.get());
   }
 
   const std::shared_ptr<Core> core_;  // keeps the key order alive
@@ -113,12 +113,12 @@ void SortedHashRep::Freeze() {
 bool SortedHashRep::frozen() const { return core_->frozen.load(std::memory_order_acquire); }
 
 size_t SortedHashRep::MemoryUsage() const {
-  // Sorted runs are charged in advance, two slots per entry: one for the run
-  // that finally holds it, one for a merge that briefly holds its inputs and
+  // Sorted runs are charged in advance, twice per entry: once for the run
+  // that finally holds it, once for a merge that briefly holds its inputs and
   // its output. So the figure only grows with inserts and stays constant once
   // they end: RocksDB records a memtable's usage when it becomes immutable and
   // requires it not to grow after (background sorting must not change it).
-  return index_.bytes() + 2 * sizeof(RunSlot) * NumEntries();
+  return index_.bytes() + 2 * SortedRun::kMaxBytesPerEntry * NumEntries();
 }
 
 size_t SortedHashRep::RunBytes() const {
@@ -133,14 +133,15 @@ uint64_t SortedHashRep::ApproximateNumEntries(std::string_view start, std::strin
   const Target from(order, start), to(order, end);
   uint64_t in_range = 0;
   for (const auto& run : set->runs) {
-    const size_t lo = LowerBound(order, run->slots(), run->size(), from);
-    const size_t hi = LowerBound(order, run->slots(), run->size(), to);
+    const size_t lo = run->LowerBound(order, from);
+    const size_t hi = run->LowerBound(order, to);
     if (hi > lo) in_range += hi - lo;
   }
   // Entries not yet in a run are few (the worker cuts them every few
   // milliseconds): count them one by one.
   for (const RunSlot& slot : core_->CollectTail(*set, core_->write_list.LoadHeads())) {
-    if (CompareSlotToTarget(order, slot, from) >= 0 && CompareSlotToTarget(order, slot, to) < 0) {
+    if (order.CompareEntryToKey(slot.entry, start) >= 0 &&
+        order.CompareEntryToKey(slot.entry, end) < 0) {
       ++in_range;
     }
   }

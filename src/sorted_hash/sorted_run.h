@@ -1,15 +1,19 @@
-// SortedRun: an immutable, sorted array of entry pointers, each stored next to
-// its key's 8-byte order-preserving prefix.
+// SortedRun: an immutable, sorted array of entry pointers, with one "fence"
+// every kFenceStride entries: the 8-byte order-preserving prefix of the key at
+// that position.
 //
-//   slots: [ prefix | entry* ][ prefix | entry* ] ... 16 bytes per entry
+//   entries: [ e0* ][ e1* ] ... [ e15* ][ e16* ] ...     8 bytes per entry
+//   fences:  [ prefix(e0)         ][ prefix(e16) ] ...   0.5 bytes per entry
 //
-// A binary search reads the prefix beside the pointer, so a probe whose prefix
-// differs from the target's decides without touching the entry (a cache miss
-// in the arena). Only equal prefixes fall back to a full key comparison.
+// A search first binary-searches the fences (a compact array that stays in
+// cache) to the one or two blocks that can hold the target, then compares
+// full keys in those blocks only: about log2(16) = 4 entry reads instead of
+// one per probe. Keys that share their first 8 bytes widen the range, down to
+// a plain binary search (and so does a custom comparator, whose fences are 0).
 //
 // Thread safety: immutable after construction; shared by reference count.
 // Memory: each run adds its bytes to a counter shared with its rep when built
-// and subtracts them when destroyed, so the rep reports them in O(1).
+// and subtracts them when destroyed.
 #pragma once
 
 #include <atomic>
@@ -23,20 +27,28 @@
 
 namespace memrep::sorted_hash {
 
+// An entry with its prefix, for sorting a batch of entries.
 struct RunSlot {
   uint64_t prefix;
   const char* entry;
 };
 
-inline RunSlot MakeSlot(const format::KeyOrder& order, const char* entry) {
+inline uint64_t EntryPrefix(const format::KeyOrder& order, const char* entry) {
   uint64_t tag;
-  return RunSlot{order.Prefix(format::EntryUserKey(entry, &tag)), entry};
+  return order.Prefix(format::EntryUserKey(entry, &tag));
+}
+
+inline RunSlot MakeSlot(const format::KeyOrder& order, const char* entry) {
+  return RunSlot{EntryPrefix(order, entry), entry};
 }
 
 inline int CompareSlots(const format::KeyOrder& order, const RunSlot& a, const RunSlot& b) {
   if (a.prefix != b.prefix) return a.prefix < b.prefix ? -1 : 1;
   return order.CompareEntries(a.entry, b.entry);
 }
+
+// Sorts distinct entries' slots in place.
+void SortSlots(const format::KeyOrder& order, std::vector<RunSlot>* slots);
 
 // A seek target, with its prefix computed once.
 struct Target {
@@ -47,28 +59,16 @@ struct Target {
   uint64_t prefix;
 };
 
-inline int CompareSlotToTarget(const format::KeyOrder& order, const RunSlot& slot,
-                               const Target& target) {
-  if (slot.prefix != target.prefix) return slot.prefix < target.prefix ? -1 : 1;
-  return order.CompareEntryToKey(slot.entry, target.internal_key);
-}
-
-// First index in slots[0, n) whose entry is >= target (n if none).
-size_t LowerBound(const format::KeyOrder& order, const RunSlot* slots, size_t n,
-                  const Target& target);
-// First index whose entry is > target (n if none).
-size_t UpperBound(const format::KeyOrder& order, const RunSlot* slots, size_t n,
-                  const Target& target);
-
-// Sorts distinct entries' slots in place.
-void SortSlots(const format::KeyOrder& order, std::vector<RunSlot>* slots);
-
 using MemoryCounter = std::shared_ptr<std::atomic<int64_t>>;
 
 class SortedRun {
  public:
+  static constexpr size_t kFenceStride = 16;
+  // An upper bound of a run's bytes per entry (pointer plus fence share).
+  static constexpr size_t kMaxBytesPerEntry = sizeof(const char*) + 1;
+
   // REQUIRES: `sorted` is sorted and holds distinct entries.
-  SortedRun(std::vector<RunSlot> sorted, MemoryCounter memory);
+  SortedRun(const std::vector<RunSlot>& sorted, MemoryCounter memory);
   ~SortedRun();
   SortedRun(const SortedRun&) = delete;
   SortedRun& operator=(const SortedRun&) = delete;
@@ -77,12 +77,24 @@ class SortedRun {
   static std::shared_ptr<const SortedRun> Merge(const format::KeyOrder& order, const SortedRun& a,
                                                 const SortedRun& b, MemoryCounter memory);
 
-  size_t size() const { return slots_.size(); }
-  const RunSlot* slots() const { return slots_.data(); }
-  size_t bytes() const { return slots_.capacity() * sizeof(RunSlot); }
+  size_t size() const { return entries_.size(); }
+  const char* const* entries() const { return entries_.data(); }
+  size_t bytes() const {
+    return entries_.capacity() * sizeof(const char*) + fences_.capacity() * sizeof(uint64_t);
+  }
+
+  // First index whose entry is >= target (size() if none).
+  size_t LowerBound(const format::KeyOrder& order, const Target& target) const;
+  // First index whose entry is > target (size() if none).
+  size_t UpperBound(const format::KeyOrder& order, const Target& target) const;
 
  private:
-  std::vector<RunSlot> slots_;
+  SortedRun(std::vector<const char*> entries, std::vector<uint64_t> fences, MemoryCounter memory);
+  // The index range [*lo, *hi) that the fences leave for the target.
+  void Narrow(const Target& target, size_t* lo, size_t* hi) const;
+
+  std::vector<const char*> entries_;
+  std::vector<uint64_t> fences_;  // fences_[j] = prefix of entries_[j * kFenceStride]
   MemoryCounter memory_;
 };
 
