@@ -13,6 +13,11 @@ Usage (Python 3 standard library only):
     python3 bench/db_bench_compare.py --reps skip_list,vector --quick
     python3 bench/db_bench_compare.py --workloads fillrandom,readrandom \\
         --num 200000 --repeats 2 --json results.json
+
+Caveats: 'vector' is only usable for write workloads (reads sort the whole
+mutable memtable per lookup).  With the hash reps, --prefix_size=8 makes
+seekrandom a prefix seek (db_bench keys start with an 8-byte key number),
+so their seek numbers are not comparable with total-order reps.
 """
 import argparse
 import json
@@ -90,6 +95,10 @@ def validate(a):
     if plugin_reps and not a.plugin:
         raise BenchError(f"rep(s) {plugin_reps} are not RocksDB built-ins "
                          f"({sorted(BUILTIN_REPS)}): pass --plugin PATH")
+    if "vector" in a.reps and set(a.workloads) - {"fillrandom", "fillrandom_2t", "overwrite"}:
+        print("warning: 'vector' sorts a copy of the whole memtable on every read of the "
+              "mutable memtable; read workloads will be extremely slow or time out "
+              "(readwhilewriting never finishes)", file=sys.stderr)
     if a.plugin:
         a.plugin = os.path.abspath(a.plugin)
         if not os.path.isfile(a.plugin):
@@ -130,7 +139,7 @@ def run_child(cmd, env_over, timeout, out_f, err_f):
             proc.send_signal(signal.SIGKILL)
             os.wait4(proc.pid, 0)
             proc.returncode = -signal.SIGKILL
-            raise BenchError(f"timed out after {timeout:.0f} s: {shlex.join(cmd)}")
+            raise BenchError(f"timed out after {timeout:g} s: {shlex.join(cmd)}")
         time.sleep(0.02)
     proc.returncode = os.waitstatus_to_exitcode(status)  # Popen must not reap
     return proc.returncode, usage.ru_maxrss
@@ -166,7 +175,8 @@ def run_once(a, workload, rep, repeat, parent):
     bench = WORKLOADS[workload][1]
     ops, line = parse_ops(stdout, bench) if code == 0 else (None, None)
     if ops is None:
-        why = f"exit status {code}" if code else f"no '{bench} :' result line"
+        why = (f"killed by signal {-code}" if code < 0 else f"exit status {code}"
+               if code else f"no '{bench} :' result line")
         raise BenchError(f"{workload} / {rep} failed ({why}).\ncommand: {shown}\n"
                          f"--- stderr tail ---\n{tail(stderr)}\n"
                          f"--- stdout tail ---\n{tail(stdout, 5)}")
@@ -247,7 +257,7 @@ def main(argv=None):
         report(a, s, runs)
         if a.json:
             with open(a.json, "w") as f:
-                json.dump({"config": {k: v for k, v in vars(a).items()},
+                json.dump({"config": vars(a),
                            "runs": runs, "summary": s}, f, indent=2)
     except BenchError as e:
         print(f"error: {e}", file=sys.stderr)
