@@ -72,10 +72,13 @@ TEST_F(SortedRunTest, BoundsFindTheRightSlots) {
   const Target t(order_, target);
   EXPECT_EQ(run.LowerBound(order_, t), 17u);
   EXPECT_EQ(run.UpperBound(order_, t), 18u);
-  const Target past(order_, testing::InternalKey("z", 1));
+  // Target views its key: the key must outlive it.
+  const std::string past_key = testing::InternalKey("z", 1);
+  const Target past(order_, past_key);
   EXPECT_EQ(run.LowerBound(order_, past), 50u);
   EXPECT_EQ(run.UpperBound(order_, past), 50u);
-  const Target before(order_, testing::InternalKey("a", 1));
+  const std::string before_key = testing::InternalKey("a", 1);
+  const Target before(order_, before_key);
   EXPECT_EQ(run.LowerBound(order_, before), 0u);
   EXPECT_EQ(run.UpperBound(order_, before), 0u);
 }

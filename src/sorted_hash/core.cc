@@ -95,6 +95,9 @@ bool Core::CutAndMerge(bool idle) {
     runs.PublishCut(base, std::make_shared<const SortedRun>(slots, run_memory), heads);
     slots.clear();
   }
+  // Let go of the pre-cut set before merging: holding it would keep runs that
+  // merges replace alive, past the two copies that MemoryUsage charges for.
+  base.reset();
   std::shared_ptr<const RunSet> set = runs.Current();
   size_t a, b;
   while (!stop_merging_.load(std::memory_order_relaxed) &&
