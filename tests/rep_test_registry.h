@@ -32,6 +32,15 @@ inline std::vector<RepConfig> AllRepConfigs() {
                        o.max_runs = 3;
                        return NewSortedHashRep(o, c);
                      }});
+  // No background cut: iterators extend a shared, incrementally sorted tail
+  // and publish it as a run at seal_threshold.
+  configs.push_back({"SortedHashSharedTail", [](const RepContext& c) {
+                       SortedHashOptions o;
+                       o.seal_threshold = 300;
+                       o.background_cut = 1 << 30;
+                       o.max_runs = 4;
+                       return NewSortedHashRep(o, c);
+                     }});
   return configs;
 }
 

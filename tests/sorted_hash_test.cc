@@ -87,6 +87,7 @@ TEST(SortedHash, MemoryUsageChargesRunsInAdvanceAndNeverGrowsAfterFreeze) {
   SortedHashOptions o;
   o.bucket_count = 4096;
   o.background_cut = 64;
+  o.seal_threshold = 500;
   SortedHashRep rep(o, RepContext{&arena, nullptr});
   EXPECT_EQ(rep.MemoryUsage(), 4096 * sizeof(void*));
   size_t most_run_bytes = 0;
@@ -98,7 +99,8 @@ TEST(SortedHash, MemoryUsageChargesRunsInAdvanceAndNeverGrowsAfterFreeze) {
   }
   EXPECT_GT(most_run_bytes, 0u);
   const size_t at_freeze = rep.MemoryUsage();
-  EXPECT_EQ(at_freeze, 4096 * sizeof(void*) + 3000 * 2 * SortedRun::kMaxBytesPerEntry);
+  EXPECT_EQ(at_freeze, 4096 * sizeof(void*) + 3000 * 2 * SortedRun::kMaxBytesPerEntry +
+                           500 * 3 * SortedRun::kBytesPerEntryWithPrefixes);
   rep.Freeze();
   for (int i = 0; i < 20 && rep.NumRuns() != 1; ++i) {
     rep.NewIterator()->SeekToLast();
@@ -108,6 +110,26 @@ TEST(SortedHash, MemoryUsageChargesRunsInAdvanceAndNeverGrowsAfterFreeze) {
   WaitForRuns(rep, 1);
   EXPECT_EQ(rep.MemoryUsage(), at_freeze);
   EXPECT_LE(rep.RunBytes(), at_freeze - 4096 * sizeof(void*));
+}
+
+TEST(SortedHash, ALargeUnsortedTailIsChargedLikeARun) {
+  // With no background cut, an iterator finds many unsorted entries at once:
+  // they must become a run within the charge, not a bigger cached tail.
+  util::Arena arena;
+  SortedHashOptions o;
+  o.bucket_count = 4096;
+  o.background_cut = 1 << 30;
+  o.seal_threshold = 500;
+  SortedHashRep rep(o, RepContext{&arena, nullptr});
+  for (int round = 0; round < 3; ++round) {
+    for (int i = 0; i < 20000; ++i) {
+      ASSERT_TRUE(rep.Insert(MakeEntry(&rep, NumberKey(i * 7919 % 20000), round + 1, 1, "v")));
+    }
+    auto it = rep.NewIterator();
+    it->SeekToFirst();
+    ASSERT_TRUE(it->Valid());
+    EXPECT_LE(rep.RunBytes(), rep.MemoryUsage() - 4096 * sizeof(void*)) << "round " << round;
+  }
 }
 
 TEST(SortedHash, ARepositionedIteratorSeesNewEntries) {

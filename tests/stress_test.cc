@@ -33,6 +33,8 @@ std::string Key(int w, int64_t i) {
 
 class Stress {
  public:
+  explicit Stress(uint32_t seal_threshold) : seal_threshold_(seal_threshold) {}
+
   std::shared_ptr<Table> Current() {
     std::lock_guard<std::mutex> lock(mu_);
     return current_;
@@ -42,7 +44,7 @@ class Stress {
     auto next = std::make_shared<Table>();
     MemTableOptions o;
     o.sorted_hash.bucket_count = 1 << 12;
-    o.sorted_hash.seal_threshold = 32;
+    o.sorted_hash.seal_threshold = seal_threshold_;
     o.sorted_hash.background_cut = 256;
     EXPECT_TRUE(MemTable::Open(o, &next->mt).ok());
     std::shared_ptr<Table> old;
@@ -55,12 +57,17 @@ class Stress {
   }
 
  private:
+  const uint32_t seal_threshold_;
   std::mutex mu_;
   std::shared_ptr<Table> current_;
 };
 
-TEST(Stress, WritersReadersIteratorsAndSwitches) {
-  Stress stress;
+// Iterators seal their tails (a threshold below the background cut's) or
+// share a tail sorted incrementally (one above it).
+class StressTest : public ::testing::TestWithParam<uint32_t> {};
+
+TEST_P(StressTest, WritersReadersIteratorsAndSwitches) {
+  Stress stress(GetParam());
   stress.Switch();
   std::atomic<bool> stop{false};
   std::atomic<int64_t> checks{0};
@@ -104,8 +111,7 @@ TEST(Stress, WritersReadersIteratorsAndSwitches) {
       ++checks;
     }
   });
-  threads.emplace_back([&] {  // iterator reader
-    std::mt19937 rng(2);
+  for (int r = 0; r < 2; ++r) threads.emplace_back([&] {  // iterator readers
     while (!stop.load(std::memory_order_relaxed)) {
       std::shared_ptr<Table> t = stress.Current();
       std::array<int64_t, kWriters> done;
@@ -148,6 +154,11 @@ TEST(Stress, WritersReadersIteratorsAndSwitches) {
   for (auto& th : threads) th.join();
   EXPECT_GT(checks.load(), 100);
 }
+
+INSTANTIATE_TEST_SUITE_P(SealThresholds, StressTest, ::testing::Values(32u, 4096u),
+                         [](const ::testing::TestParamInfo<uint32_t>& info) {
+                           return "Seal" + std::to_string(info.param);
+                         });
 
 }  // namespace
 }  // namespace memrep

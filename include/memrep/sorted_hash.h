@@ -25,12 +25,14 @@ struct SortedHashOptions {
   // plugin uses the column family's write_buffer_size; otherwise 64 MiB.
   uint64_t write_buffer_size = 0;
 
-  // An iterator that finds at least this many entries not yet in a sorted run
-  // sorts them into a new shared run; fewer are sorted privately for it alone.
-  uint32_t seal_threshold = 256;
+  // Entries not yet in a sorted run (the tail) are sorted by the iterators
+  // that need them, incrementally, and shared with later iterators. An
+  // iterator that finds at least this many publishes them as a new run (the
+  // background worker normally cuts them first, at background_cut).
+  uint32_t seal_threshold = 8192;
 
-  // The background worker is asked to cut the write list each time a writer
-  // thread has added this many entries.
+  // The background worker is asked to cut the write list into a new sorted
+  // run each time a writer thread has added this many entries.
   uint32_t background_cut = 4096;
 
   // Sorted runs kept at most while writes continue; more are merged.

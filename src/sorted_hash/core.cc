@@ -39,25 +39,94 @@ std::vector<RunSlot> Core::CollectTail(const RunSet& set, const WriteList::Heads
   return tail;
 }
 
+Core::Tail Core::BuildTail(const RunSet& set) {
+  constexpr auto kWithPrefixes = SortedRun::Layout::kWithPrefixes;
+  Tail tail;
+  {
+    std::lock_guard<std::mutex> lock(tail_mu_);
+    tail = tail_cache_;
+  }
+  // Loaded after the cache was read: each shard's head is the cached one or
+  // was pushed after it (heads only move forward).
+  const WriteList::Heads heads = write_list.LoadHeads();
+  if (tail.covered == set.covered && tail.heads == heads) return tail;
+  const bool extend = tail.covered == set.covered;
+  std::vector<RunSlot> delta = extend ? std::vector<RunSlot>{} : CollectTail(set, heads);
+  if (extend) {
+    WriteList::ForEachBetween(heads, tail.heads,
+                              [&](const Node* n) { delta.push_back(MakeSlot(order, n->entry())); });
+  } else {
+    tail = Tail{};
+    tail.covered = tail.settled_heads = set.covered;
+    tail.covered_entries = set.entries;
+  }
+  SortSlots(order, &delta);
+  tail.heads = heads;
+  if (tail.size() + delta.size() >= options.seal_threshold) {
+    // Big enough to become a run: built fenced (as Seal would) and not cached,
+    // so the cache never holds more than seal_threshold prefixed entries.
+    const SortedRun fresh(delta, run_memory);
+    tail.settled = Seal(tail, &fresh);
+    tail.settled_heads = heads;
+    tail.recent = nullptr;
+    return tail;
+  }
+  if (delta.empty()) {
+    // A new cut with nothing after it yet.
+  } else if (tail.settled == nullptr) {
+    tail.settled = std::make_shared<const SortedRun>(delta, run_memory, kWithPrefixes);
+    tail.settled_heads = heads;
+  } else {
+    // New entries join the small `recent` run; it joins `settled` once it
+    // outgrows an eighth of it, so each snapshot costs about what was pushed
+    // since the last one.
+    if (tail.recent == nullptr) {
+      tail.recent = std::make_shared<const SortedRun>(delta, run_memory, kWithPrefixes);
+    } else {
+      tail.recent = SortedRun::Merge(order, *tail.recent, SortedRun(delta, run_memory, kWithPrefixes),
+                                     run_memory, kWithPrefixes);
+    }
+    if (tail.recent->size() * 8 > tail.settled->size()) {
+      tail.settled = SortedRun::Merge(order, *tail.settled, *tail.recent, run_memory, kWithPrefixes);
+      tail.settled_heads = heads;
+      tail.recent = nullptr;
+    }
+  }
+  std::lock_guard<std::mutex> lock(tail_mu_);
+  // Keep the newest: the tail of a later cut, or more of the same one.
+  if (tail_cache_.covered_entries < tail.covered_entries ||
+      (tail_cache_.covered == tail.covered && tail_cache_.size() < tail.size())) {
+    tail_cache_ = tail;
+  }
+  return tail;
+}
+
+std::shared_ptr<const SortedRun> Core::Seal(const Tail& tail, const SortedRun* more) const {
+  // A fenced run: the tail's prefixes are not kept.
+  const SortedRun empty(std::vector<RunSlot>{}, run_memory);
+  std::shared_ptr<const SortedRun> run =
+      SortedRun::Merge(order, tail.settled ? *tail.settled : empty,
+                       tail.recent ? *tail.recent : empty, run_memory);
+  return more == nullptr || more->size() == 0 ? run
+                                              : SortedRun::Merge(order, *run, *more, run_memory);
+}
+
 Core::View Core::Snapshot() {
   View view;
+  // The set first: the heads loaded after it are at or past what it covers.
   view.set = runs.Current();
-  view.heads = write_list.LoadHeads();
-  std::vector<RunSlot> slots = CollectTail(*view.set, view.heads);
-  if (!slots.empty()) {
-    SortSlots(order, &slots);
-    auto run = std::make_shared<const SortedRun>(slots, run_memory);
-    std::shared_ptr<const RunSet> published;
-    if (run->size() >= options.seal_threshold) published = runs.PublishCut(view.set, run, view.heads);
-    if (published != nullptr) {
+  view.tail = BuildTail(*view.set);
+  if (view.tail.size() >= options.seal_threshold) {
+    if (auto published = runs.PublishCut(view.set, Seal(view.tail), view.tail.heads)) {
+      const WriteList::Heads heads = view.tail.heads;
       view.set = std::move(published);
-    } else {
-      view.tail = std::move(run);
+      view.tail = Tail{};
+      view.tail.covered = view.tail.heads = view.tail.settled_heads = heads;
     }
   }
   // Ask once per run-set version for background work when this view is not a
   // single array: the worker then merges, or cuts and merges when idle.
-  if ((view.set->runs.size() > 1 || view.tail != nullptr) &&
+  if ((view.set->runs.size() > 1 || view.tail.size() > 0) &&
       nudged_version_.exchange(view.set->version, std::memory_order_relaxed) != view.set->version) {
     Schedule(false);
   }
@@ -87,17 +156,19 @@ void Core::Background() {
 
 bool Core::CutAndMerge(bool idle) {
   std::shared_ptr<const RunSet> base = runs.Current();
-  const WriteList::Heads heads = write_list.LoadHeads();
-  std::vector<RunSlot> slots = CollectTail(*base, heads);
-  if (!slots.empty() && (idle || slots.size() >= options.seal_threshold)) {
-    SortSlots(order, &slots);
+  // The tail readers have sorted so far is reused: only newer entries are sorted here.
+  Tail tail = BuildTail(*base);
+  const bool cut = tail.size() > 0 && (idle || tail.size() >= options.background_cut ||
+                                        tail.size() >= options.seal_threshold);
+  if (cut) {
     // May lose to an iterator that published a cut first: the next task retries.
-    runs.PublishCut(base, std::make_shared<const SortedRun>(slots, run_memory), heads);
-    slots.clear();
+    runs.PublishCut(base, Seal(tail), tail.heads);
   }
-  // Let go of the pre-cut set before merging: holding it would keep runs that
-  // merges replace alive, past the two copies that MemoryUsage charges for.
+  // Let go of the pre-cut set and tail before merging: holding them would keep
+  // runs that merges replace alive, past what MemoryUsage charges for.
+  const size_t left = cut ? 0 : tail.size();
   base.reset();
+  tail = Tail{};
   std::shared_ptr<const RunSet> set = runs.Current();
   size_t a, b;
   while (!stop_merging_.load(std::memory_order_relaxed) &&
@@ -107,7 +178,7 @@ bool Core::CutAndMerge(bool idle) {
     runs.PublishMerge(run_a, run_b, SortedRun::Merge(order, *run_a, *run_b, run_memory));
     set = runs.Current();
   }
-  return set->runs.size() > 1 || !slots.empty() || set->entries != write_list.Count();
+  return set->runs.size() > 1 || left > 0 || set->entries != write_list.Count();
 }
 
 }  // namespace memrep::sorted_hash

@@ -32,17 +32,34 @@ class Core : public std::enable_shared_from_this<Core> {
   // Queues a background task for this rep unless one is already queued.
   void Schedule(bool delayed);
 
-  // What an iterator reads: the runs of a RunSet and, for the entries pushed
-  // after it up to `heads`, a privately sorted tail (or none).
-  struct View {
-    std::shared_ptr<const RunSet> set;
-    std::shared_ptr<const SortedRun> tail;
+  // The entries pushed after a run set's `covered` heads up to `heads`,
+  // sorted, in two runs that keep every prefix: `settled` and, pushed after
+  // it up to `heads`, `recent` (each may be null). New entries are merged
+  // into the small `recent` run; it is merged into `settled` once it grows
+  // past an eighth of it, so a snapshot's cost stays proportional to what
+  // was pushed since the last one.
+  struct Tail {
+    WriteList::Heads covered{};
+    uint64_t covered_entries = 0;  // orders the tails of different cuts
+    WriteList::Heads settled_heads{};
+    std::shared_ptr<const SortedRun> settled;
     WriteList::Heads heads{};
+    std::shared_ptr<const SortedRun> recent;
+    size_t size() const {
+      return (settled ? settled->size() : 0) + (recent ? recent->size() : 0);
+    }
   };
 
-  // A view of every entry pushed so far. Entries not yet in a run become a
-  // new shared run if there are at least seal_threshold of them, else a
-  // private sorted tail.
+  // What an iterator reads: the runs of a RunSet and the tail after it.
+  struct View {
+    std::shared_ptr<const RunSet> set;
+    Tail tail;
+    const WriteList::Heads& heads() const { return tail.heads; }
+  };
+
+  // A view of every entry pushed so far. The tail is built from the last
+  // snapshot's (kept in the core), sorting only the entries pushed since.
+  // A tail of at least seal_threshold entries is published as a new run.
   View Snapshot();
 
   // Makes queued tasks harmless and waits for a running one to finish.
@@ -57,6 +74,14 @@ class Core : public std::enable_shared_from_this<Core> {
   std::vector<RunSlot> CollectTail(const RunSet& set, const WriteList::Heads& heads) const;
 
  private:
+  // The tail of `set`, built from the cached one when it starts where `set`
+  // ends; loads the write list's heads.
+  Tail BuildTail(const RunSet& set);
+  // The tail, and `more` entries pushed after it, as one fenced run.
+  std::shared_ptr<const SortedRun> Seal(const Tail& tail, const SortedRun* more = nullptr) const;
+
+  std::mutex tail_mu_;
+  Tail tail_cache_;  // GUARDED_BY(tail_mu_)
 
   // Set while a task is queued; cleared when it starts. acq_rel exchange so
   // exactly one requester queues a task.

@@ -57,7 +57,7 @@ class MergingCursor {
   // Sets pos and caches the prefix of the entry there.
   void MoveTo(Source& s, ptrdiff_t pos) {
     s.pos = pos;
-    if (InRange(s)) s.prefix = EntryPrefix(order_, Entry(s));
+    if (InRange(s)) s.prefix = s.run->PrefixAt(order_, static_cast<size_t>(pos));
   }
   int Compare(const Source& a, const Source& b) const {
     if (a.prefix != b.prefix) return a.prefix < b.prefix ? -1 : 1;

@@ -51,11 +51,12 @@ class Iterator final : public RepIterator {
  private:
   void Refresh() {
     // Unchanged heads mean no entry was pushed since the view was taken.
-    if (view_.set != nullptr && core_->write_list.LoadHeads() == view_.heads) return;
+    if (view_.set != nullptr && core_->write_list.LoadHeads() == view_.heads()) return;
     view_ = core_->Snapshot();
     cursor_.Clear();
     for (const auto& run : view_.set->runs) cursor_.AddSource(run.get());
-    if (view_.tail != nullptr) cursor_.AddSource(view_.tail.get());
+    if (view_.tail.settled != nullptr) cursor_.AddSource(view_.tail.settled.get());
+    if (view_.tail.recent != nullptr) cursor_.AddSource(view_.tail.recent.get());
   }
 
   const std::shared_ptr<Core> core_;  // keeps the key order alive
@@ -118,7 +119,13 @@ size_t SortedHashRep::MemoryUsage() const {
   // its output. So the figure only grows with inserts and stays constant once
   // they end: RocksDB records a memtable's usage when it becomes immutable and
   // requires it not to grow after (background sorting must not change it).
-  return index_.bytes() + 2 * SortedRun::kMaxBytesPerEntry * NumEntries();
+  // The shared tail (at most seal_threshold entries, 16 bytes each) is
+  // charged three times: the cached one, one being extended and one being
+  // sealed into a run.
+  const uint64_t n = NumEntries();
+  return index_.bytes() + 2 * SortedRun::kMaxBytesPerEntry * n +
+         3 * SortedRun::kBytesPerEntryWithPrefixes *
+             std::min<uint64_t>(n, core_->options.seal_threshold);
 }
 
 size_t SortedHashRep::RunBytes() const {

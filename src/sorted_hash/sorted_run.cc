@@ -11,19 +11,30 @@ void SortSlots(const format::KeyOrder& order, std::vector<RunSlot>* slots) {
 }
 
 SortedRun::SortedRun(std::vector<const char*> entries, std::vector<uint64_t> fences,
-                     MemoryCounter memory)
-    : entries_(std::move(entries)), fences_(std::move(fences)), memory_(std::move(memory)) {
+                     std::vector<uint64_t> prefixes, MemoryCounter memory)
+    : entries_(std::move(entries)),
+      fences_(std::move(fences)),
+      prefixes_(std::move(prefixes)),
+      memory_(std::move(memory)) {
   // relaxed: a statistic; the run itself is published by its RunSet.
   memory_->fetch_add(static_cast<int64_t>(bytes()), std::memory_order_relaxed);
 }
 
-SortedRun::SortedRun(const std::vector<RunSlot>& sorted, MemoryCounter memory)
+SortedRun::SortedRun(const std::vector<RunSlot>& sorted, MemoryCounter memory, Layout layout)
     : memory_(std::move(memory)) {
   entries_.reserve(sorted.size());
-  fences_.reserve((sorted.size() + kFenceStride - 1) / kFenceStride);
+  if (layout == Layout::kWithPrefixes) {
+    prefixes_.reserve(sorted.size());
+  } else {
+    fences_.reserve((sorted.size() + kFenceStride - 1) / kFenceStride);
+  }
   for (size_t i = 0; i < sorted.size(); ++i) {
     entries_.push_back(sorted[i].entry);
-    if (i % kFenceStride == 0) fences_.push_back(sorted[i].prefix);
+    if (layout == Layout::kWithPrefixes) {
+      prefixes_.push_back(sorted[i].prefix);
+    } else if (i % kFenceStride == 0) {
+      fences_.push_back(sorted[i].prefix);
+    }
   }
   memory_->fetch_add(static_cast<int64_t>(bytes()), std::memory_order_relaxed);
 }
@@ -34,38 +45,73 @@ SortedRun::~SortedRun() {
 
 std::shared_ptr<const SortedRun> SortedRun::Merge(const format::KeyOrder& order,
                                                   const SortedRun& a, const SortedRun& b,
-                                                  MemoryCounter memory) {
+                                                  MemoryCounter memory, Layout layout) {
   const size_t n = a.size() + b.size();
+  const bool keep = layout == Layout::kWithPrefixes;
   std::vector<const char*> out;
-  std::vector<uint64_t> fences;
+  std::vector<uint64_t> fences, prefixes;
   out.reserve(n);
-  fences.reserve((n + kFenceStride - 1) / kFenceStride);
+  if (keep) {
+    prefixes.reserve(n);
+  } else {
+    fences.reserve((n + kFenceStride - 1) / kFenceStride);
+  }
+  auto emit = [&](const char* e, uint64_t prefix) {
+    if (keep) {
+      prefixes.push_back(prefix);
+    } else if (out.size() % kFenceStride == 0) {
+      fences.push_back(prefix);
+    }
+    out.push_back(e);
+  };
   // Entries sit in arena order, not key order: fetch a few ahead so the
-  // comparisons rarely wait for memory.
+  // comparisons rarely wait for memory. Each head's prefix is read once, when
+  // it becomes the head; most comparisons are then one integer comparison.
   constexpr size_t kAhead = 8;
   const char* const* pa = a.entries();
   const char* const* pb = b.entries();
+  const size_t na = a.size(), nb = b.size();
+  const bool fetch_a = a.prefixes_.empty(), fetch_b = b.prefixes_.empty();
   size_t i = 0, j = 0;
-  auto emit = [&](const char* e) {
-    if (out.size() % kFenceStride == 0) fences.push_back(EntryPrefix(order, e));
-    out.push_back(e);
-  };
-  while (i < a.size() && j < b.size()) {
-    if (i + kAhead < a.size()) __builtin_prefetch(pa[i + kAhead]);
-    if (j + kAhead < b.size()) __builtin_prefetch(pb[j + kAhead]);
-    if (order.CompareEntries(pb[j], pa[i]) < 0) {
-      emit(pb[j++]);
+  uint64_t ka = na > 0 ? a.PrefixAt(order, 0) : 0;
+  uint64_t kb = nb > 0 ? b.PrefixAt(order, 0) : 0;
+  while (i < na && j < nb) {
+    if (kb < ka || (kb == ka && order.CompareEntries(pb[j], pa[i]) < 0)) {
+      emit(pb[j], kb);
+      if (++j < nb) {
+        if (fetch_b && j + kAhead < nb) __builtin_prefetch(pb[j + kAhead]);
+        kb = b.PrefixAt(order, j);
+      }
     } else {
-      emit(pa[i++]);
+      emit(pa[i], ka);
+      if (++i < na) {
+        if (fetch_a && i + kAhead < na) __builtin_prefetch(pa[i + kAhead]);
+        ka = a.PrefixAt(order, i);
+      }
     }
   }
-  for (; i < a.size(); ++i) emit(pa[i]);
-  for (; j < b.size(); ++j) emit(pb[j]);
-  return std::shared_ptr<const SortedRun>(
-      new SortedRun(std::move(out), std::move(fences), std::move(memory)));
+  // The rest of one run: prefixes are needed only for fences, or when kept.
+  auto emit_rest = [&](const SortedRun& r, size_t from) {
+    for (size_t k = from; k < r.size(); ++k) {
+      const bool need = keep || out.size() % kFenceStride == 0;
+      emit(r.entries_[k], need ? r.PrefixAt(order, k) : 0);
+    }
+  };
+  emit_rest(a, i);
+  emit_rest(b, j);
+  return std::shared_ptr<const SortedRun>(new SortedRun(
+      std::move(out), std::move(fences), std::move(prefixes), std::move(memory)));
 }
 
 void SortedRun::Narrow(const Target& target, size_t* lo, size_t* hi) const {
+  if (!prefixes_.empty() || entries_.empty()) {
+    // Every prefix is at hand: only entries with the target's prefix need a look.
+    const auto first_ge = std::lower_bound(prefixes_.begin(), prefixes_.end(), target.prefix);
+    *lo = static_cast<size_t>(first_ge - prefixes_.begin());
+    *hi = static_cast<size_t>(std::upper_bound(first_ge, prefixes_.end(), target.prefix) -
+                              prefixes_.begin());
+    return;
+  }
   // Blocks before the first fence >= the target's prefix, except the last of
   // them, hold only smaller prefixes; blocks from the first fence > it on hold
   // only larger ones.
@@ -75,7 +121,6 @@ void SortedRun::Narrow(const Target& target, size_t* lo, size_t* hi) const {
   *lo = lo_block == 0 ? 0 : (lo_block - 1) * kFenceStride;
   *hi = std::min(size(), static_cast<size_t>(first_gt - fences_.begin()) * kFenceStride);
 }
-
 size_t SortedRun::LowerBound(const format::KeyOrder& order, const Target& target) const {
   size_t lo, hi;
   Narrow(target, &lo, &hi);

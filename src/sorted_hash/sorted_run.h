@@ -2,14 +2,20 @@
 // every kFenceStride entries: the 8-byte order-preserving prefix of the key at
 // that position.
 //
-//   entries: [ e0* ][ e1* ] ... [ e15* ][ e16* ] ...     8 bytes per entry
-//   fences:  [ prefix(e0)         ][ prefix(e16) ] ...   0.5 bytes per entry
+//   entries: [ e0* ][ e1* ][ e2* ][ e3* ][ e4* ] ...     8 bytes per entry
+//   fences:  [ prefix(e0)                ][ prefix(e4) ] 2 bytes per entry
 //
-// A search first binary-searches the fences (a compact array that stays in
-// cache) to the one or two blocks that can hold the target, then compares
-// full keys in those blocks only: about log2(16) = 4 entry reads instead of
-// one per probe. Keys that share their first 8 bytes widen the range, down to
-// a plain binary search (and so does a custom comparator, whose fences are 0).
+// A search first binary-searches the fences (a compact array that mostly
+// stays in cache) to the one or two blocks that can hold the target, then
+// compares full keys in those blocks only: two or three entry reads instead
+// of one per probe. Keys that share their first 8 bytes widen the range, down
+// to a plain binary search (and so does a custom comparator, whose fences are
+// 0).
+//
+// A small run can instead keep every entry's prefix (16 bytes per entry):
+// the unsorted tail that readers sort and share is kept that way, so that
+// merging new entries into it and searching it read no entry at all while
+// prefixes differ.
 //
 // Thread safety: immutable after construction; shared by reference count.
 // Memory: each run adds its bytes to a counter shared with its rep when built
@@ -63,24 +69,35 @@ using MemoryCounter = std::shared_ptr<std::atomic<int64_t>>;
 
 class SortedRun {
  public:
-  static constexpr size_t kFenceStride = 16;
-  // An upper bound of a run's bytes per entry (pointer plus fence share).
-  static constexpr size_t kMaxBytesPerEntry = sizeof(const char*) + 1;
+  static constexpr size_t kFenceStride = 4;
+  // An upper bound of a fenced run's bytes per entry (pointer plus fence share).
+  static constexpr size_t kMaxBytesPerEntry = sizeof(const char*) + sizeof(uint64_t) / kFenceStride;
+  // Bytes per entry of a run that keeps every prefix.
+  static constexpr size_t kBytesPerEntryWithPrefixes = sizeof(const char*) + sizeof(uint64_t);
+
+  enum class Layout { kFenced, kWithPrefixes };
 
   // REQUIRES: `sorted` is sorted and holds distinct entries.
-  SortedRun(const std::vector<RunSlot>& sorted, MemoryCounter memory);
+  SortedRun(const std::vector<RunSlot>& sorted, MemoryCounter memory,
+            Layout layout = Layout::kFenced);
   ~SortedRun();
   SortedRun(const SortedRun&) = delete;
   SortedRun& operator=(const SortedRun&) = delete;
 
   // A run holding the entries of both, which must not share an entry.
   static std::shared_ptr<const SortedRun> Merge(const format::KeyOrder& order, const SortedRun& a,
-                                                const SortedRun& b, MemoryCounter memory);
+                                                const SortedRun& b, MemoryCounter memory,
+                                                Layout layout = Layout::kFenced);
 
   size_t size() const { return entries_.size(); }
   const char* const* entries() const { return entries_.data(); }
+  // The prefix of entry i: kept, or read from the entry.
+  uint64_t PrefixAt(const format::KeyOrder& order, size_t i) const {
+    return prefixes_.empty() ? EntryPrefix(order, entries_[i]) : prefixes_[i];
+  }
   size_t bytes() const {
-    return entries_.capacity() * sizeof(const char*) + fences_.capacity() * sizeof(uint64_t);
+    return entries_.capacity() * sizeof(const char*) +
+           (fences_.capacity() + prefixes_.capacity()) * sizeof(uint64_t);
   }
 
   // First index whose entry is >= target (size() if none).
@@ -89,12 +106,14 @@ class SortedRun {
   size_t UpperBound(const format::KeyOrder& order, const Target& target) const;
 
  private:
-  SortedRun(std::vector<const char*> entries, std::vector<uint64_t> fences, MemoryCounter memory);
-  // The index range [*lo, *hi) that the fences leave for the target.
+  SortedRun(std::vector<const char*> entries, std::vector<uint64_t> fences,
+            std::vector<uint64_t> prefixes, MemoryCounter memory);
+  // The index range [*lo, *hi) that the fences or prefixes leave for the target.
   void Narrow(const Target& target, size_t* lo, size_t* hi) const;
 
   std::vector<const char*> entries_;
-  std::vector<uint64_t> fences_;  // fences_[j] = prefix of entries_[j * kFenceStride]
+  std::vector<uint64_t> fences_;    // kFenced: fences_[j] = prefix of entries_[j * kFenceStride]
+  std::vector<uint64_t> prefixes_;  // kWithPrefixes: prefixes_[i] = prefix of entries_[i]
   MemoryCounter memory_;
 };
 
