@@ -100,6 +100,9 @@ TEST(SortedHash, MemoryUsageChargesRunsInAdvanceAndNeverGrowsAfterFreeze) {
   EXPECT_GT(most_run_bytes, 0u);
   const size_t at_freeze = rep.MemoryUsage();
   EXPECT_EQ(at_freeze, 4096 * sizeof(void*) + 3000 * 2 * SortedRun::kMaxBytesPerEntry +
+                           3000 * 2 *
+                               (SortedRun::kBytesPerEntryWithPrefixes -
+                                SortedRun::kMaxBytesPerEntry) +
                            500 * 3 * SortedRun::kBytesPerEntryWithPrefixes);
   rep.Freeze();
   for (int i = 0; i < 20 && rep.NumRuns() != 1; ++i) {

@@ -24,6 +24,25 @@ class SortedRunTest : public ::testing::Test {
   MemoryCounter memory_ = std::make_shared<std::atomic<int64_t>>(0);
 };
 
+// Runs of both layouts must search, merge and iterate alike.
+class SortedRunLayoutTest : public SortedRunTest,
+                            public ::testing::WithParamInterface<SortedRun::Layout> {
+ protected:
+  SortedRun::Layout layout() const { return GetParam(); }
+  size_t MaxBytesPerEntry() const {
+    return layout() == SortedRun::Layout::kFenced ? SortedRun::kMaxBytesPerEntry
+                                                  : SortedRun::kBytesPerEntryWithPrefixes;
+  }
+};
+
+INSTANTIATE_TEST_SUITE_P(Layouts, SortedRunLayoutTest,
+                         ::testing::Values(SortedRun::Layout::kFenced,
+                                           SortedRun::Layout::kWithPrefixes),
+                         [](const auto& info) {
+                           return info.param == SortedRun::Layout::kFenced ? "Fenced"
+                                                                           : "WithPrefixes";
+                         });
+
 TEST_F(SortedRunTest, KeysSharingAPrefixAreOrderedByFullKey) {
   // Same first 8 bytes: the prefix ties and the full comparison decides.
   std::vector<RunSlot> slots;
@@ -36,22 +55,22 @@ TEST_F(SortedRunTest, KeysSharingAPrefixAreOrderedByFullKey) {
   EXPECT_EQ(keys, (std::vector<std::string>{"prefix00", "prefix00-a", "prefix00-b", "prefix00-c"}));
 }
 
-TEST_F(SortedRunTest, MergeInterleavesAndCountsMemory) {
+TEST_P(SortedRunLayoutTest, MergeInterleavesAndCountsMemory) {
   std::vector<RunSlot> even, odd;
   for (int i = 0; i < 100; ++i) {
     (i % 2 ? odd : even).push_back(MakeSlot(order_, Entry(testing::NumberKey(i), 1)));
   }
   {
-    auto a = std::make_shared<const SortedRun>(even, memory_);
-    auto b = std::make_shared<const SortedRun>(odd, memory_);
+    auto a = std::make_shared<const SortedRun>(even, memory_, layout());
+    auto b = std::make_shared<const SortedRun>(odd, memory_, layout());
     EXPECT_EQ(memory_->load(), static_cast<int64_t>(a->bytes() + b->bytes()));
-    auto m = SortedRun::Merge(order_, *a, *b, memory_);
+    auto m = SortedRun::Merge(order_, *a, *b, memory_, layout());
     ASSERT_EQ(m->size(), 100u);
     for (int i = 0; i < 100; ++i) {
       EXPECT_EQ(DecodeEntry(m->entries()[i]).user_key, testing::NumberKey(i));
     }
-    EXPECT_LE(m->bytes(), 100 * SortedRun::kMaxBytesPerEntry + 8);
-    // The merged run's fences work: every key is found where it is.
+    EXPECT_LE(m->bytes(), 100 * MaxBytesPerEntry() + 8);
+    // The merged run's fences or prefixes work: every key is found where it is.
     for (int i = 0; i < 100; ++i) {
       const std::string key = testing::InternalKey(testing::NumberKey(i), kMaxSequenceNumber);
       EXPECT_EQ(m->LowerBound(order_, Target(order_, key)), static_cast<size_t>(i));
@@ -60,13 +79,13 @@ TEST_F(SortedRunTest, MergeInterleavesAndCountsMemory) {
   EXPECT_EQ(memory_->load(), 0) << "destroyed runs give their bytes back";
 }
 
-TEST_F(SortedRunTest, BoundsFindTheRightSlots) {
+TEST_P(SortedRunLayoutTest, BoundsFindTheRightSlots) {
   std::vector<RunSlot> slots;
   for (int i = 0; i < 50; ++i) {
     slots.push_back(MakeSlot(order_, Entry(testing::NumberKey(i / 5), 10 - i % 5)));
   }
   SortSlots(order_, &slots);
-  const SortedRun run(slots, memory_);
+  const SortedRun run(slots, memory_, layout());
   // key 3 has versions 10..6 at slots 15..19; a seek at snapshot 8 lands on seq 8.
   const std::string target = testing::InternalKey(testing::NumberKey(3), 8);
   const Target t(order_, target);
@@ -83,7 +102,7 @@ TEST_F(SortedRunTest, BoundsFindTheRightSlots) {
   EXPECT_EQ(run.UpperBound(order_, before), 0u);
 }
 
-TEST_F(SortedRunTest, BoundsAgreeWithAPlainSearchWhenPrefixesRepeat) {
+TEST_P(SortedRunLayoutTest, BoundsAgreeWithAPlainSearchWhenPrefixesRepeat) {
   // Many keys share their first 8 bytes, some do not: the fences narrow the
   // search only as far as is safe.
   std::mt19937 rng(7);
@@ -97,7 +116,7 @@ TEST_F(SortedRunTest, BoundsAgreeWithAPlainSearchWhenPrefixesRepeat) {
     slots.push_back(MakeSlot(order_, Entry(key, 1)));
   }
   SortSlots(order_, &slots);
-  const SortedRun run(slots, memory_);
+  const SortedRun run(slots, memory_, layout());
   for (int i = 0; i < 3000; ++i) {
     std::string key = (rng() % 2 ? "samepref" : "p" + std::to_string(rng() % 60)) +
                       std::to_string(rng() % 100000);
@@ -113,7 +132,7 @@ TEST_F(SortedRunTest, BoundsAgreeWithAPlainSearchWhenPrefixesRepeat) {
   }
 }
 
-TEST_F(SortedRunTest, MergingCursorOverManySourcesMatchesOneSortedArray) {
+TEST_P(SortedRunLayoutTest, MergingCursorOverManySourcesMatchesOneSortedArray) {
   std::mt19937 rng(1);
   std::vector<std::vector<RunSlot>> sources(5);
   std::vector<RunSlot> all;
@@ -125,7 +144,7 @@ TEST_F(SortedRunTest, MergingCursorOverManySourcesMatchesOneSortedArray) {
   std::vector<std::unique_ptr<SortedRun>> runs;
   for (auto& s : sources) {
     SortSlots(order_, &s);
-    runs.push_back(std::make_unique<SortedRun>(s, memory_));
+    runs.push_back(std::make_unique<SortedRun>(s, memory_, layout()));
   }
   SortSlots(order_, &all);
   MergingCursor cursor(order_);
@@ -141,6 +160,24 @@ TEST_F(SortedRunTest, MergingCursorOverManySourcesMatchesOneSortedArray) {
     ASSERT_EQ(cursor.entry(), all[j].entry) << j;
     cursor.Next();
   }
+}
+
+TEST_F(SortedRunTest, SmallRunsKeepEveryPrefixAndBigRunsOnlyFences) {
+  std::vector<RunSlot> slots;
+  for (size_t i = 0; i <= SortedRun::kPrefixedRunMax; ++i) {
+    slots.push_back(MakeSlot(order_, Entry(testing::NumberKey(i), 1)));
+  }
+  SortSlots(order_, &slots);
+  const SortedRun big(slots, memory_);
+  EXPECT_LE(big.bytes(), slots.size() * SortedRun::kMaxBytesPerEntry + 8);
+  const std::vector<RunSlot> half(slots.begin(), slots.begin() + SortedRun::kPrefixedRunMax);
+  const SortedRun small(half, memory_);
+  EXPECT_GE(small.bytes(), half.size() * SortedRun::kBytesPerEntryWithPrefixes);
+  // A merge picks the layout by the merged size.
+  const std::vector<RunSlot> lower(slots.begin(), slots.begin() + 10);
+  const std::vector<RunSlot> upper(slots.begin() + 10, slots.end());
+  auto merged = SortedRun::Merge(order_, SortedRun(lower, memory_), SortedRun(upper, memory_), memory_);
+  EXPECT_EQ(merged->bytes(), big.bytes());
 }
 
 }  // namespace

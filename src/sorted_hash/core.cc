@@ -63,8 +63,8 @@ Core::Tail Core::BuildTail(const RunSet& set) {
   SortSlots(order, &delta);
   tail.heads = heads;
   if (tail.size() + delta.size() >= options.seal_threshold) {
-    // Big enough to become a run: built fenced (as Seal would) and not cached,
-    // so the cache never holds more than seal_threshold prefixed entries.
+    // Big enough to become a run: built as Seal would and not cached, so the
+    // cache never holds more than seal_threshold entries.
     const SortedRun fresh(delta, run_memory);
     tail.settled = Seal(tail, &fresh);
     tail.settled_heads = heads;
@@ -102,7 +102,7 @@ Core::Tail Core::BuildTail(const RunSet& set) {
 }
 
 std::shared_ptr<const SortedRun> Core::Seal(const Tail& tail, const SortedRun* more) const {
-  // A fenced run: the tail's prefixes are not kept.
+  // A run in the default layout (prefixes kept while it is small).
   const SortedRun empty(std::vector<RunSlot>{}, run_memory);
   std::shared_ptr<const SortedRun> run =
       SortedRun::Merge(order, tail.settled ? *tail.settled : empty,

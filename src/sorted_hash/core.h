@@ -77,7 +77,7 @@ class Core : public std::enable_shared_from_this<Core> {
   // The tail of `set`, built from the cached one when it starts where `set`
   // ends; loads the write list's heads.
   Tail BuildTail(const RunSet& set);
-  // The tail, and `more` entries pushed after it, as one fenced run.
+  // The tail, and `more` entries pushed after it, as one run (default layout).
   std::shared_ptr<const SortedRun> Seal(const Tail& tail, const SortedRun* more = nullptr) const;
 
   std::mutex tail_mu_;

@@ -5,7 +5,7 @@
 // on its first slot greater than the current entry; moving backward, on its
 // last slot smaller than it. Entries are distinct across sources, so a change
 // of direction moves each other source by exactly one slot.
-// Cost: Seek is one fenced binary search per source; Next and Prev compare the
+// Cost: Seek is one binary search per source (on prefixes or fences); Next and Prev compare the
 // K source heads (K is small: about max_runs + 1), by their cached prefixes
 // first.
 #pragma once

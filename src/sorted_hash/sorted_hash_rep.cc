@@ -121,9 +121,14 @@ size_t SortedHashRep::MemoryUsage() const {
   // requires it not to grow after (background sorting must not change it).
   // The shared tail (at most seal_threshold entries, 16 bytes each) is
   // charged three times: the cached one, one being extended and one being
-  // sealed into a run.
+  // sealed into a run. Runs of at most kPrefixedRunMax entries keep every
+  // prefix; at most max_runs of them are published, plus a merge's inputs and
+  // output, so their extra bytes are charged for that many entries at most.
   const uint64_t n = NumEntries();
+  const uint64_t prefixed =
+      std::min<uint64_t>(n, (core_->options.max_runs + 2) * uint64_t{SortedRun::kPrefixedRunMax});
   return index_.bytes() + 2 * SortedRun::kMaxBytesPerEntry * n +
+         2 * (SortedRun::kBytesPerEntryWithPrefixes - SortedRun::kMaxBytesPerEntry) * prefixed +
          3 * SortedRun::kBytesPerEntryWithPrefixes *
              std::min<uint64_t>(n, core_->options.seal_threshold);
 }

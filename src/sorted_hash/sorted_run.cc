@@ -23,14 +23,15 @@ SortedRun::SortedRun(std::vector<const char*> entries, std::vector<uint64_t> fen
 SortedRun::SortedRun(const std::vector<RunSlot>& sorted, MemoryCounter memory, Layout layout)
     : memory_(std::move(memory)) {
   entries_.reserve(sorted.size());
-  if (layout == Layout::kWithPrefixes) {
+  const bool keep = KeepsPrefixes(layout, sorted.size());
+  if (keep) {
     prefixes_.reserve(sorted.size());
   } else {
     fences_.reserve((sorted.size() + kFenceStride - 1) / kFenceStride);
   }
   for (size_t i = 0; i < sorted.size(); ++i) {
     entries_.push_back(sorted[i].entry);
-    if (layout == Layout::kWithPrefixes) {
+    if (keep) {
       prefixes_.push_back(sorted[i].prefix);
     } else if (i % kFenceStride == 0) {
       fences_.push_back(sorted[i].prefix);
@@ -47,7 +48,7 @@ std::shared_ptr<const SortedRun> SortedRun::Merge(const format::KeyOrder& order,
                                                   const SortedRun& a, const SortedRun& b,
                                                   MemoryCounter memory, Layout layout) {
   const size_t n = a.size() + b.size();
-  const bool keep = layout == Layout::kWithPrefixes;
+  const bool keep = KeepsPrefixes(layout, n);
   std::vector<const char*> out;
   std::vector<uint64_t> fences, prefixes;
   out.reserve(n);

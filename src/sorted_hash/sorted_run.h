@@ -75,11 +75,17 @@ class SortedRun {
   // Bytes per entry of a run that keeps every prefix.
   static constexpr size_t kBytesPerEntryWithPrefixes = sizeof(const char*) + sizeof(uint64_t);
 
-  enum class Layout { kFenced, kWithPrefixes };
+  // Runs up to this size keep every prefix: a search in them reads no entry
+  // unless prefixes tie, and they are few and small, so this costs at most a
+  // few MiB per rep (charged by the rep's MemoryUsage).
+  static constexpr size_t kPrefixedRunMax = size_t{1} << 16;
+
+  // kAuto: kWithPrefixes up to kPrefixedRunMax entries, else kFenced.
+  enum class Layout { kFenced, kWithPrefixes, kAuto };
 
   // REQUIRES: `sorted` is sorted and holds distinct entries.
   SortedRun(const std::vector<RunSlot>& sorted, MemoryCounter memory,
-            Layout layout = Layout::kFenced);
+            Layout layout = Layout::kAuto);
   ~SortedRun();
   SortedRun(const SortedRun&) = delete;
   SortedRun& operator=(const SortedRun&) = delete;
@@ -87,7 +93,7 @@ class SortedRun {
   // A run holding the entries of both, which must not share an entry.
   static std::shared_ptr<const SortedRun> Merge(const format::KeyOrder& order, const SortedRun& a,
                                                 const SortedRun& b, MemoryCounter memory,
-                                                Layout layout = Layout::kFenced);
+                                                Layout layout = Layout::kAuto);
 
   size_t size() const { return entries_.size(); }
   const char* const* entries() const { return entries_.data(); }
@@ -108,6 +114,9 @@ class SortedRun {
  private:
   SortedRun(std::vector<const char*> entries, std::vector<uint64_t> fences,
             std::vector<uint64_t> prefixes, MemoryCounter memory);
+  static bool KeepsPrefixes(Layout layout, size_t n) {
+    return layout == Layout::kWithPrefixes || (layout == Layout::kAuto && n <= kPrefixedRunMax);
+  }
   // The index range [*lo, *hi) that the fences or prefixes leave for the target.
   void Narrow(const Target& target, size_t* lo, size_t* hi) const;
 
