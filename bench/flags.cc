@@ -51,6 +51,13 @@ Setter Unsigned32(std::string_view name, uint32_t* out, uint32_t lo, uint32_t hi
   };
 }
 
+std::string Number(double x) {
+  std::string s = std::to_string(x);
+  while (s.size() > 1 && s.back() == '0') s.pop_back();
+  if (s.back() == '.') s.pop_back();
+  return s;
+}
+
 // A fraction in [lo, hi] (open at an end if the flag says so).
 Setter Fraction(std::string_view name, double* out, double lo, double hi, bool open) {
   return [=](std::string_view v) {
@@ -62,8 +69,8 @@ Setter Fraction(std::string_view name, double* out, double lo, double hi, bool o
     const bool inside = open ? (x > lo && x < hi) : (x >= lo && x <= hi);
     if (!inside) {
       return Bad(name, v,
-                 std::string("out of range; use ") + (open ? "(" : "[") + std::to_string(lo) +
-                     ", " + std::to_string(hi) + (open ? ")" : "]"));
+                 std::string("out of range; use ") + (open ? "(" : "[") + Number(lo) + ", " +
+                     Number(hi) + (open ? ")" : "]"));
     }
     *out = x;
     return Status::OK();
@@ -138,13 +145,6 @@ std::vector<std::string> WorkloadNames() {
   std::vector<std::string> names;
   for (const WorkloadInfo& w : KnownWorkloads()) names.push_back(w.name);
   return names;
-}
-
-std::string Number(double x) {
-  std::string s = std::to_string(x);
-  while (s.size() > 1 && s.back() == '0') s.pop_back();
-  if (s.back() == '.') s.pop_back();
-  return s;
 }
 
 std::vector<FlagDef> Definitions(Flags* f) {
@@ -264,6 +264,11 @@ Status ParseFlags(int argc, const char* const* argv, Flags* flags, bool* help) {
     }
     Status s = def->set(arg.substr(eq + 1));
     if (!s.ok()) return s;
+  }
+  if (flags->write_buffer_size != 0 && flags->write_buffer_size < 4096) {
+    return Status::InvalidArgument("--write_buffer_size=" +
+                                   std::to_string(flags->write_buffer_size) +
+                                   ": use 0 (size for the run) or at least 4096");
   }
   if (flags->prefix_length > flags->key_size) {
     return Status::InvalidArgument("--prefix_length=" + std::to_string(flags->prefix_length) +
