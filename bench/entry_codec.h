@@ -1,0 +1,121 @@
+// The bench's keys, values, entries and lookup keys, in the formats a rep
+// meets inside a RocksDB MemTable.
+//
+// Key: a key *number* as 8 bytes big-endian, then zero bytes up to key_size,
+// so that numeric order is byte order and sequential inserts are sorted.
+// Entry: memrep's one entry codec (include/memrep/entry.h), which writes
+// RocksDB's memtable record byte for byte:
+//
+//   varint32 (key_size + 8) | user key | fixed64 (seq << 8 | type) | varint32 item_size | value
+//
+// Value: item_size bytes of a fixed pseudo-random pool, starting at an offset
+// chosen by the sequence, so a reader can tell which version it was handed.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "memrep/entry.h"
+#include "rocksdb_abi.h"
+
+namespace memrep::bench {
+
+inline constexpr uint32_t kKeyNumberBytes = 8;
+
+class KeyCodec {
+ public:
+  // REQUIRES: key_size >= kKeyNumberBytes.
+  explicit KeyCodec(uint32_t key_size) : key_size_(key_size) {}
+
+  uint32_t key_size() const { return key_size_; }
+  // Writes the key_size bytes of `number`'s user key at dst.
+  void Encode(uint64_t number, char* dst) const;
+  std::string Make(uint64_t number) const;
+  // The number of a user key made by Encode; false for any other key.
+  bool Decode(std::string_view user_key, uint64_t* number) const;
+
+ private:
+  uint32_t key_size_;
+};
+
+class ValuePool {
+ public:
+  ValuePool(uint32_t item_size, uint64_t seed);
+
+  uint32_t item_size() const { return item_size_; }
+  std::string_view ValueFor(SequenceNumber seq) const {
+    return std::string_view(pool_.data() + seq % kOffsets, item_size_);
+  }
+  // Whether `value` is the one written with `seq`: its size and first bytes.
+  bool Matches(std::string_view value, SequenceNumber seq) const;
+
+ private:
+  static constexpr size_t kOffsets = 256;
+  uint32_t item_size_;
+  std::string pool_;
+};
+
+// What an entry of the bench says, decoded.
+struct DecodedEntry {
+  bool ours = false;  // a user key KeyCodec made
+  uint64_t key_number = 0;
+  SequenceNumber seq = 0;
+  uint8_t type = 0;
+  std::string_view value;
+};
+
+// Writes entries. Not thread-safe: one per thread (it owns a key buffer).
+class EntryWriter {
+ public:
+  EntryWriter(const KeyCodec& keys, const ValuePool& values);
+
+  // Every bench entry has this size.
+  size_t entry_size() const { return entry_size_; }
+  // Writes the Put of `key_number` at `seq` at dst (entry_size() bytes).
+  void Write(char* dst, uint64_t key_number, SequenceNumber seq);
+
+ private:
+  const KeyCodec& keys_;
+  const ValuePool& values_;
+  size_t entry_size_;
+  std::string key_;
+};
+
+DecodedEntry DecodeBenchEntry(const char* entry, const KeyCodec& keys);
+
+// A rocksdb::LookupKey for `key_number` at a snapshot, built without RocksDB's
+// internal headers: the memtable key (varint32 length | user key | tag with
+// memrep's ValueType::kForSeek) in a buffer, and the three pointers RocksDB's
+// inline accessors read (LookupKeyLayout). Not copyable: it points into itself.
+class LookupTarget {
+ public:
+  explicit LookupTarget(const KeyCodec& keys);
+  LookupTarget(const LookupTarget&) = delete;
+  LookupTarget& operator=(const LookupTarget&) = delete;
+
+  void Set(uint64_t key_number, SequenceNumber snapshot = kMaxSequenceNumber);
+
+  uint64_t key_number() const { return key_number_; }
+  const ROCKSDB_NAMESPACE::LookupKey& lookup_key() const {
+    return reinterpret_cast<const ROCKSDB_NAMESPACE::LookupKey&>(layout_);
+  }
+  // user key | tag
+  ROCKSDB_NAMESPACE::Slice internal_key() const {
+    return ROCKSDB_NAMESPACE::Slice(layout_.kstart, static_cast<size_t>(layout_.end - layout_.kstart));
+  }
+  // varint32 length | user key | tag
+  const char* memtable_key() const { return layout_.start; }
+  std::string_view user_key() const {
+    return std::string_view(layout_.kstart, static_cast<size_t>(layout_.end - layout_.kstart) - 8);
+  }
+
+ private:
+  const KeyCodec& keys_;
+  uint64_t key_number_ = 0;
+  std::string buffer_;
+  rocksdb_plugin::LookupKeyLayout layout_{};
+};
+
+}  // namespace memrep::bench

@@ -1,0 +1,53 @@
+// memrep_bench's command line. The flags it shares with RocksDB's
+// memtablerep_bench keep their names and meanings (--benchmarks,
+// --memtablerep, --num_operations, --num_threads, --item_size, --num_scans,
+// --seed, --bucket_count, --prefix_length, --write_buffer_size); the rest are
+// memrep's. Every flag is --name=value (or -name=value); a bad one is an
+// error that names it, never a crash.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "key_generator.h"
+#include "memrep/status.h"
+
+namespace memrep::bench {
+
+struct Flags {
+  std::vector<std::string> benchmarks = {"fillrandom", "readrandom"};
+  std::vector<std::string> reps = {"skip_list", "sorted_hash"};
+  uint64_t num_operations = 1000000;
+  uint32_t num_threads = 1;
+  uint32_t item_size = 100;
+  uint32_t key_size = 16;
+  uint32_t num_scans = 10;
+  uint64_t seed = 0;
+  KeyDistribution key_distribution = KeyDistribution::kUniform;
+  double zipf_theta = 0.99;
+  double read_miss_ratio = 0.5;
+  uint32_t versions_per_key = 10;
+  uint32_t repeats = 3;
+  std::string json_path;
+  std::string csv_path;
+  uint64_t bucket_count = 1000000;
+  uint32_t prefix_length = 8;
+  uint64_t write_buffer_size = 0;
+  uint64_t arena_block_size = uint64_t{1} << 20;
+  std::string sorted_hash_options;
+  bool freeze_before_reads = false;
+  uint32_t latency_sample_every = 64;
+  bool progress = true;
+};
+
+// Parses argv[1..argc). Sets *help (and returns OK) for --help.
+Status ParseFlags(int argc, const char* const* argv, Flags* flags, bool* help);
+
+// The --help text: every flag, its default and what it does.
+std::string Usage();
+
+// "a,b,c" from a list.
+std::string JoinList(const std::vector<std::string>& items);
+
+}  // namespace memrep::bench

@@ -1,0 +1,167 @@
+// The workload catalogue, key plans, and a whole run of one workload.
+#include "workloads.h"
+
+#include <algorithm>
+
+#include "progress.h"
+#include "workload_phases.h"
+
+namespace memrep::bench {
+namespace {
+
+// Purposes of the random streams (StreamSeed).
+enum : uint64_t { kFillStream = 1, kWriteStream = 2, kReadStream = 3 };
+
+std::vector<uint32_t> DrawReads(uint64_t count, const KeyChooser& chooser, double miss_ratio,
+                                uint64_t seed) {
+  Random64 rng(seed);
+  std::vector<uint32_t> keys(count);
+  for (uint32_t& key : keys) {
+    const uint64_t index = chooser.Next(rng);
+    const bool miss = rng.NextDouble() < miss_ratio;
+    key = static_cast<uint32_t>(2 * index + (miss ? 1 : 0));
+  }
+  return keys;
+}
+
+}  // namespace
+
+const std::vector<WorkloadInfo>& KnownWorkloads() {
+  static const std::vector<WorkloadInfo> workloads = {
+      {"fillrandom", WorkloadKind::kWrite},    {"fillseq", WorkloadKind::kWrite},
+      {"overwrite", WorkloadKind::kWrite},     {"concurrentfill", WorkloadKind::kWrite},
+      {"readrandom", WorkloadKind::kRead},     {"readseq", WorkloadKind::kRead},
+      {"seekrandom", WorkloadKind::kRead},     {"readwrite", WorkloadKind::kMixed},
+      {"seekwhilewriting", WorkloadKind::kMixed},
+  };
+  return workloads;
+}
+
+const WorkloadInfo* FindWorkload(const std::string& name) {
+  for (const WorkloadInfo& w : KnownWorkloads()) {
+    if (w.name == name) return &w;
+  }
+  return nullptr;
+}
+
+uint32_t WorkloadThreads(const WorkloadInfo& workload, const Flags& flags) {
+  if (workload.name == "fillrandom" || workload.name == "fillseq" ||
+      workload.name == "overwrite") {
+    return 1;
+  }
+  if (workload.name == "concurrentfill" || workload.kind == WorkloadKind::kMixed) {
+    return std::max<uint32_t>(2, flags.num_threads);
+  }
+  return flags.num_threads;
+}
+
+KeyPlan MakeKeyPlan(const WorkloadInfo& workload, const Flags& flags) {
+  KeyPlan plan;
+  const uint64_t n = flags.num_operations;
+  plan.num_keys = n;
+  const uint32_t threads = WorkloadThreads(workload, flags);
+  if (workload.name != "fillseq" && workload.name != "overwrite") {
+    plan.fill_order = ShuffledIndices(n, StreamSeed(flags.seed, kFillStream, 0));
+  }
+  if (workload.name == "overwrite" || workload.kind == WorkloadKind::kMixed) {
+    const uint64_t space =
+        workload.name == "overwrite" ? std::max<uint64_t>(1, n / flags.versions_per_key) : n;
+    const KeyChooser chooser(flags.key_distribution, space, flags.zipf_theta);
+    Random64 rng(StreamSeed(flags.seed, kWriteStream, 0));
+    plan.write_keys.resize(n);
+    for (uint32_t& key : plan.write_keys) key = static_cast<uint32_t>(chooser.Next(rng));
+  }
+  if (workload.name == "readrandom" || workload.name == "seekrandom" ||
+      workload.kind == WorkloadKind::kMixed) {
+    const KeyChooser chooser(flags.key_distribution, n, flags.zipf_theta);
+    const bool mixed = workload.kind == WorkloadKind::kMixed;
+    const uint32_t readers = mixed ? threads - 1 : threads;
+    for (uint32_t t = 0; t < readers; ++t) {
+      // Mixed readers run until the writer is done: each gets n keys, reused
+      // cyclically; other readers share n operations.
+      const uint64_t count = mixed ? n : n / readers + (t < n % readers ? 1 : 0);
+      plan.read_keys.push_back(DrawReads(count, chooser, flags.read_miss_ratio,
+                                         StreamSeed(flags.seed, kReadStream, t)));
+    }
+  }
+  return plan;
+}
+
+uint64_t ExpectedArenaBytes(const WorkloadInfo& workload, const Flags& flags) {
+  const uint64_t entries =
+      flags.num_operations * (workload.kind == WorkloadKind::kMixed ? 2 : 1);
+  // The entry, and a rep header of about 16 bytes (sorted_hash's exactly).
+  return entries * (EncodedEntrySize(flags.key_size, flags.item_size) + 16);
+}
+
+std::string SkipReason(const WorkloadInfo& workload, const RepFactory& factory,
+                       const Flags& flags) {
+  if (workload.name == "concurrentfill" && !factory.concurrent_inserts()) {
+    return "no concurrent inserts (IsInsertConcurrentlySupported() is false)";
+  }
+  if (factory.sorts_per_read_while_mutable()) {
+    if (workload.name == "readrandom" && !flags.freeze_before_reads) {
+      return "each Get sorts a copy of the whole mutable rep (runs with --freeze_before_reads)";
+    }
+    if (workload.kind == WorkloadKind::kMixed) {
+      return "each Get or new iterator sorts a copy of the whole rep while it is written";
+    }
+  }
+  return "";
+}
+
+Measurement RunWorkload(const WorkloadInfo& workload, const RepFactory& factory,
+                        const WorkloadInput& input) {
+  Measurement m;
+  m.threads = WorkloadThreads(workload, *input.flags);
+  const std::string skip = SkipReason(workload, factory, *input.flags);
+  if (!skip.empty()) {
+    m.skipped = true;
+    m.note = "skipped: " + skip;
+    return m;
+  }
+  std::unique_ptr<BenchRep> rep;
+  Status s = factory.NewRep(&rep);
+  if (!s.ok()) {
+    m.ok = false;
+    m.error = s.message();
+    return m;
+  }
+  if (workload.kind != WorkloadKind::kWrite) {
+    s = FillDataSet(*rep, input);
+    if (!s.ok()) {
+      m.ok = false;
+      m.error = "the untimed fill before " + workload.name + " failed: " + s.message();
+      return m;
+    }
+    if (workload.kind == WorkloadKind::kRead && input.flags->freeze_before_reads) {
+      rep->rep().MarkReadOnly();
+    }
+  }
+  const double create_micros = rep->create_micros();
+  m = RunPhase(workload, *rep, input);
+  m.create_micros = create_micros;
+  m.destroy_micros = rep->Destroy();
+  return m;
+}
+
+Measurement RunPhase(const WorkloadInfo& workload, BenchRep& rep, const WorkloadInput& in) {
+  const uint32_t threads = WorkloadThreads(workload, *in.flags);
+  const std::string& name = workload.name;
+  if (in.progress != nullptr) in.progress->SetLabel(in.label);
+  if (name == "fillseq") return FillSeqPhase(rep, in);
+  if (name == "fillrandom") return FillRandomPhase(rep, in);
+  if (name == "concurrentfill") return ConcurrentFillPhase(rep, in, threads);
+  if (name == "overwrite") return OverwritePhase(rep, in);
+  if (name == "readrandom") return ReadRandomPhase(rep, in, threads);
+  if (name == "readseq") return ReadSeqPhase(rep, in, threads);
+  if (name == "seekrandom") return SeekRandomPhase(rep, in, threads);
+  if (name == "readwrite") return MixedPhase(rep, in, threads, /*seeks=*/false);
+  if (name == "seekwhilewriting") return MixedPhase(rep, in, threads, /*seeks=*/true);
+  Measurement m;
+  m.ok = false;
+  m.error = "unknown workload " + name;
+  return m;
+}
+
+}  // namespace memrep::bench

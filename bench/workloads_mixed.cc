@@ -1,0 +1,110 @@
+// Mixed workloads on a filled rep: one writer adds n new versions (InsertKey,
+// the single-writer path) while the other threads read until it is done —
+// point reads (readwrite) or a new iterator, Seek and Nexts (seekwhilewriting).
+// Readers accept either the version of the fill or a newer one of the
+// writer's; afterwards a scan checks that every version is there.
+#include <atomic>
+
+#include "workload_phases.h"
+
+namespace memrep::bench {
+namespace {
+
+namespace rdb = ROCKSDB_NAMESPACE;
+
+// After the run: the fill's n versions and the writer's n, nothing else.
+Status VerifyAfterWrites(BenchRep& rep, const WorkloadInput& in) {
+  const uint64_t n = in.plan->num_keys;
+  const std::vector<uint32_t>& writes = in.plan->write_keys;
+  uint64_t count = 0;
+  Status s = ScanInOrder(
+      rep.rep(), *in.keys,
+      [&](const DecodedEntry& e) {
+        const bool fill_version = e.key_number % 2 == 0 && e.key_number / 2 < n &&
+                                  e.seq == e.key_number / 2 + 1;
+        const bool writer_version =
+            e.seq > n && e.seq <= 2 * n && 2 * uint64_t{writes[e.seq - n - 1]} == e.key_number;
+        if ((!fill_version && !writer_version) || !in.values->Matches(e.value, e.seq)) {
+          return Status::InvalidArgument(KeyName(e.key_number) + " seq " +
+                                         std::to_string(e.seq) + " was never written");
+        }
+        return Status::OK();
+      },
+      &count);
+  if (!s.ok()) return s;
+  if (count != 2 * n) {
+    return Status::InvalidArgument("found " + std::to_string(count) + " versions; expected " +
+                                   std::to_string(2 * n));
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Measurement MixedPhase(BenchRep& rep, const WorkloadInput& in, uint32_t threads, bool seeks) {
+  Measurement m;
+  const uint64_t n = in.plan->num_keys;
+  const std::vector<uint32_t>& writes = in.plan->write_keys;
+  if (writes.size() != n || in.plan->read_keys.size() < threads - 1) {
+    TakeStatus(Status::InvalidArgument("the key plan does not fit a mixed workload"), "setup",
+               &m);
+    return m;
+  }
+  const VersionRule rule{n, /*rewrites=*/true};
+  std::atomic<bool> writer_done{false};
+  std::vector<uint64_t> hits(threads, 0);
+  Checker checker;
+  ThreadRun run = RunTimed(in, threads, n, 1, [&](uint32_t t, ThreadStats& stats) {
+    if (t == 0) {
+      Inserter inserter(rep.rep(), *in.keys, *in.values, /*concurrent=*/false);
+      for (uint64_t i = 0; i < n && !checker.failed(); ++i) {
+        const uint64_t key = 2 * uint64_t{writes[i]};
+        if (!inserter.Put(key, n + 1 + i)) checker.Fail("InsertKey refused a new version of " +
+                                                        KeyName(key));
+        stats.Count();
+      }
+      // release: nothing to publish; the readers only need to see the flag.
+      writer_done.store(true, std::memory_order_release);
+      return;
+    }
+    const std::vector<uint32_t>& mine = in.plan->read_keys[t - 1];
+    PointReader reader(rep.rep(), *in.keys, *in.values);
+    LookupTarget target(*in.keys);
+    uint64_t found = 0;
+    size_t i = 0;
+    // At least one read each, then until the writer is done.
+    do {
+      const uint32_t key = mine[i];
+      i = i + 1 == mine.size() ? 0 : i + 1;
+      if (seeks) {
+        std::string error;
+        MaybeTimed(stats.latency, [&] {
+          // A new iterator per seek: one made earlier would not see new writes.
+          std::unique_ptr<rdb::MemTableRep::Iterator> it(rep.rep().GetIterator(nullptr));
+          error = SeekAndCheck(*it, target, key, in.flags->num_scans, *in.keys, *in.values, rule);
+        });
+        if (!error.empty()) checker.Fail(error);
+        found += key % 2 == 0 ? 1 : 0;
+      } else {
+        GetResult got;
+        MaybeTimed(stats.latency, [&] { got = reader.Get(key); });
+        if (!GetIsRight(key, got, rule)) checker.Fail(CheckGet(key, got, rule));
+        found += got.found ? 1 : 0;
+      }
+      stats.Count();
+    } while (!writer_done.load(std::memory_order_acquire) && !checker.failed());
+    hits[t] = found;
+  });
+  Collect(run, 1, threads - 1, &m);
+  for (uint64_t h : hits) m.hits += h;
+  m.misses = m.ops - m.hits;
+  const ThreadStats& writer = *run.threads[0];
+  m.write_ops = writer.ops;
+  m.write_seconds = Seconds(writer.end - writer.start);
+  MeasureMemory(rep, 2 * n, &m);
+  TakeFailure(checker, &m);
+  if (m.ok) TakeStatus(VerifyAfterWrites(rep, in), "the scan after the writes", &m);
+  return m;
+}
+
+}  // namespace memrep::bench

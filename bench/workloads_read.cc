@@ -1,0 +1,132 @@
+// Read workloads on a filled rep that nothing writes: readrandom, readseq,
+// seekrandom. Every answer is checked against the data set as it is read.
+#include "workload_phases.h"
+
+namespace memrep::bench {
+namespace {
+
+namespace rdb = ROCKSDB_NAMESPACE;
+
+// Fails unless the plan has keys for `readers` readers.
+bool HasReadKeys(const WorkloadInput& in, uint32_t readers, Measurement* m) {
+  if (in.plan->read_keys.size() >= readers) return true;
+  TakeStatus(Status::InvalidArgument("the key plan has no read keys for " +
+                                     std::to_string(readers) + " readers"),
+             "setup", m);
+  return false;
+}
+
+// Hits must be exactly the reads of present keys.
+void CheckHitCount(const WorkloadInput& in, uint32_t readers, Measurement* m) {
+  if (!m->ok) return;
+  uint64_t expected = 0;
+  for (uint32_t t = 0; t < readers; ++t) {
+    for (uint32_t key : in.plan->read_keys[t]) expected += (key % 2 == 0 ? 1 : 0);
+  }
+  if (m->hits != expected) {
+    TakeStatus(Status::InvalidArgument(std::to_string(m->hits) + " hits; expected " +
+                                       std::to_string(expected)),
+               "the hit count", m);
+  }
+}
+
+}  // namespace
+
+Measurement ReadRandomPhase(BenchRep& rep, const WorkloadInput& in, uint32_t threads) {
+  Measurement m;
+  if (!HasReadKeys(in, threads, &m)) return m;
+  const VersionRule rule{in.plan->num_keys, /*rewrites=*/false};
+  std::vector<uint64_t> hits(threads, 0);
+  Checker checker;
+  ThreadRun run = RunTimed(in, threads, in.plan->num_keys, threads, [&](uint32_t t,
+                                                                        ThreadStats& stats) {
+    PointReader reader(rep.rep(), *in.keys, *in.values);
+    uint64_t found = 0;
+    for (uint32_t key : in.plan->read_keys[t]) {
+      if (checker.failed()) break;
+      GetResult got;
+      MaybeTimed(stats.latency, [&] { got = reader.Get(key); });
+      if (!GetIsRight(key, got, rule)) checker.Fail(CheckGet(key, got, rule));
+      found += got.found ? 1 : 0;
+      stats.Count();
+    }
+    hits[t] = found;
+  });
+  Collect(run, 0, threads, &m);
+  for (uint64_t h : hits) m.hits += h;
+  m.misses = m.ops - m.hits;
+  MeasureMemory(rep, in.plan->num_keys, &m);
+  TakeFailure(checker, &m);
+  CheckHitCount(in, threads, &m);
+  return m;
+}
+
+Measurement ReadSeqPhase(BenchRep& rep, const WorkloadInput& in, uint32_t threads) {
+  const uint64_t n = in.plan->num_keys;
+  const uint32_t scans = std::max<uint32_t>(1, in.flags->num_scans);
+  Checker checker;
+  ThreadRun run = RunTimed(in, threads, n * scans * threads, threads, [&](uint32_t,
+                                                                          ThreadStats& stats) {
+    for (uint32_t scan = 0; scan < scans && !checker.failed(); ++scan) {
+      std::unique_ptr<rdb::MemTableRep::Iterator> it(rep.rep().GetIterator(nullptr));
+      uint64_t index = 0;  // the key index the scan must be at
+      MaybeTimed(stats.latency, [&] { it->SeekToFirst(); });
+      while (it->Valid()) {
+        const DecodedEntry e = DecodeBenchEntry(it->key(), *in.keys);
+        if (!e.ours || e.key_number != 2 * index || e.seq != index + 1 ||
+            !in.values->Matches(e.value, e.seq)) {
+          checker.Fail("scan " + std::to_string(scan) + " found " + KeyName(e.key_number) +
+                       " seq " + std::to_string(e.seq) + "; expected " + KeyName(2 * index));
+          return;
+        }
+        ++index;
+        stats.Count();
+        MaybeTimed(stats.latency, [&] { it->Next(); });
+      }
+      if (index != n) {
+        checker.Fail("scan " + std::to_string(scan) + " found " + std::to_string(index) +
+                     " entries; expected " + std::to_string(n));
+      }
+    }
+  });
+  Measurement m;
+  Collect(run, 0, threads, &m);
+  MeasureMemory(rep, n, &m);
+  TakeFailure(checker, &m);
+  return m;
+}
+
+Measurement SeekRandomPhase(BenchRep& rep, const WorkloadInput& in, uint32_t threads) {
+  Measurement m;
+  if (!HasReadKeys(in, threads, &m)) return m;
+  const VersionRule rule{in.plan->num_keys, /*rewrites=*/false};
+  std::vector<uint64_t> hits(threads, 0);
+  Checker checker;
+  ThreadRun run = RunTimed(in, threads, in.plan->num_keys, threads, [&](uint32_t t,
+                                                                        ThreadStats& stats) {
+    // One iterator per thread, as db_bench's seekrandom: nothing writes, so it
+    // sees everything. Its creation is timed (a full copy for the hash reps).
+    std::unique_ptr<rdb::MemTableRep::Iterator> it(rep.rep().GetIterator(nullptr));
+    LookupTarget target(*in.keys);
+    uint64_t exact = 0;
+    for (uint32_t key : in.plan->read_keys[t]) {
+      if (checker.failed()) break;
+      std::string error;
+      MaybeTimed(stats.latency, [&] {
+        error = SeekAndCheck(*it, target, key, in.flags->num_scans, *in.keys, *in.values, rule);
+      });
+      if (!error.empty()) checker.Fail(error);
+      exact += key % 2 == 0 ? 1 : 0;  // a present target: the seek lands on it (checked)
+      stats.Count();
+    }
+    hits[t] = exact;
+  });
+  Collect(run, 0, threads, &m);
+  for (uint64_t h : hits) m.hits += h;
+  m.misses = m.ops - m.hits;
+  MeasureMemory(rep, in.plan->num_keys, &m);
+  TakeFailure(checker, &m);
+  return m;
+}
+
+}  // namespace memrep::bench
