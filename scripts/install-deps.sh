@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what memrep needs from Debian's packages, if it is missing.
-# Usage: bash scripts/install-deps.sh [--bench]   (--bench adds the plotting tools)
+# Usage: bash scripts/install-deps.sh [--bench]   (--bench adds python3-matplotlib, for scripts/report.sh)
 set -euo pipefail
 
 packages=(g++ cmake ninja-build pkg-config librocksdb-dev rocksdb-tools libgtest-dev

@@ -1,0 +1,175 @@
+"""The numbers of a benchmarks.json, as report_render and report_plots use them.
+
+Every function here takes the document that bench/report.py writes and
+tolerates missing parts: a failed run has no data and simply contributes no
+numbers. Nothing here reads files or runs anything.
+"""
+
+BASELINE = "skip_list"
+CANDIDATE = "sorted_hash"
+DB_BASELINE = "skip_list"
+DB_CANDIDATE = "memrep.SortedHash"
+REP_ORDER = ["skip_list", "vector", "hash_skiplist", "hash_linkedlist", "sorted_hash"]
+WORKLOAD_ORDER = ["fillrandom", "fillseq", "overwrite", "concurrentfill", "readrandom",
+                  "readseq", "seekrandom", "readwrite", "seekwhilewriting"]
+
+# Issue #3: sorted_hash over skip_list at 10M entries, item sizes 0 and 100.
+TARGETS = [
+    ("fillrandom", "write", 8.0),
+    ("readrandom", "read", 10.0),
+    ("seekrandom", "seek", 1.15),
+    ("readwrite", "read while writing", 6.0),
+]
+TARGET_NUM = 10_000_000
+TARGET_ITEM_SIZES = (0, 100)
+
+
+def ok_runs(doc, part=None):
+    return [r for r in doc.get("rep_runs", [])
+            if r.get("status") == "ok" and r.get("data") and (part is None or r.get("part") == part)]
+
+
+class RepSet:
+    """Every workload measured at one (entries, item size) in one part: the
+    union of the memrep_bench runs of that size (readseq runs on its own)."""
+
+    def __init__(self, num, item_size):
+        self.num, self.item_size = num, item_size
+        self.runs = []
+        self.entries = {}  # (workload, rep) -> summary entry of memrep_bench's JSON
+
+    def add(self, run):
+        self.runs.append(run)
+        for e in run["data"].get("summary", []):
+            self.entries[(e.get("workload"), e.get("rep"))] = e
+
+    @property
+    def reps(self):
+        seen = {rep for (_, rep) in self.entries}
+        return [r for r in REP_ORDER if r in seen] + sorted(seen - set(REP_ORDER))
+
+    @property
+    def workloads(self):
+        seen = {w for (w, _) in self.entries}
+        return [w for w in WORKLOAD_ORDER if w in seen] + sorted(seen - set(WORKLOAD_ORDER))
+
+    @property
+    def repeats(self):
+        return sorted({r.get("repeats") for r in self.runs})
+
+    def entry(self, workload, rep):
+        """The summary entry of a measured (not skipped) run, or None."""
+        e = self.entries.get((workload, rep))
+        return e if e and e.get("runs", 0) > 0 and e.get("ops_per_sec", 0) > 0 else None
+
+    def skipped_note(self, workload, rep):
+        e = self.entries.get((workload, rep))
+        return e.get("note", "") if e and e.get("runs", 0) == 0 else ""
+
+    def ops(self, workload, rep):
+        e = self.entry(workload, rep)
+        return e["ops_per_sec"] if e else None
+
+    def ratio(self, workload, rep, base=BASELINE):
+        """rep's median ops/s over the baseline's, from the same memrep_bench run."""
+        x, b = self.ops(workload, rep), self.ops(workload, base)
+        return x / b if x is not None and b else None
+
+    def label(self):
+        return f"{count(self.num)} entries, item size {self.item_size}"
+
+
+def rep_sets(doc, part="rep"):
+    """RepSets of a part ('rep', 'scaling' or None for every part), biggest first."""
+    sets = {}
+    for run in ok_runs(doc, part):
+        key = (run["num"], run["item_size"])
+        sets.setdefault(key, RepSet(*key)).add(run)
+    return sorted(sets.values(), key=lambda s: (-s.num, -s.item_size))
+
+
+def target_rows(doc):
+    """One row per (target, item size): measured at the biggest rep-level size
+    where both reps have the workload. verdict: met, missed or no data."""
+    sets = rep_sets(doc, "rep")
+    rows = []
+    for item in TARGET_ITEM_SIZES:
+        for workload, what, target in TARGETS:
+            row = {"workload": workload, "what": what, "item_size": item, "target": target,
+                   "num": None, "base_ops": None, "ops": None, "ratio": None,
+                   "verdict": "no data"}
+            for s in sets:  # biggest first
+                if s.item_size == item and s.ratio(workload, CANDIDATE) is not None:
+                    r = s.ratio(workload, CANDIDATE)
+                    row.update(num=s.num, base_ops=s.ops(workload, BASELINE),
+                               ops=s.ops(workload, CANDIDATE), ratio=r,
+                               verdict="met" if r >= target else "missed")
+                    break
+            rows.append(row)
+    return rows
+
+
+def scaling_series(doc, workload, item_size=100):
+    """{rep: [(entries, ops/s, repeats)]} over every part's runs, by entries."""
+    series = {}
+    for s in rep_sets(doc, None):
+        if s.item_size != item_size:
+            continue
+        for rep in s.reps:
+            ops = s.ops(workload, rep)
+            if ops is not None:
+                series.setdefault(rep, {})[s.num] = (s.num, ops, s.entry(workload, rep)["runs"])
+    # The same size in two parts (e.g. 1M in 'rep' and 'scaling'): the later wins.
+    return {rep: [pts[n] for n in sorted(pts)] for rep, pts in series.items()
+            if rep in (BASELINE, CANDIDATE) or len(pts) > 1}
+
+
+def db_summary(doc):
+    """(config, summary, workloads, reps) of the db_bench part, or None."""
+    db = doc.get("db_bench") or {}
+    data = db.get("data") if db.get("status") == "ok" else None
+    if not data or not data.get("summary"):
+        return None
+    config = data.get("config", {})
+    summary = data["summary"]
+    workloads = [w for w in config.get("workloads", summary.keys()) if w in summary]
+    reps = config.get("reps") or sorted({r for w in summary.values() for r in w})
+    return config, summary, workloads, reps
+
+
+def db_ratio(summary, workload, rep, base, key="median_ops_sec"):
+    try:
+        x, b = summary[workload][rep][key], summary[workload][base][key]
+    except (KeyError, TypeError):
+        return None
+    return x / b if b else None
+
+
+# ---------------------------------------------------------------- formatting
+
+def count(n):
+    """10000000 -> '10M', 300000 -> '300K', 2000 -> '2K', 1500 -> '1500'."""
+    for div, suffix in ((1_000_000, "M"), (1_000, "K")):
+        if n >= div and n % div == 0:
+            return f"{n // div}{suffix}"
+    return f"{n:,}" if n >= 10_000 else str(n)
+
+
+def ops_text(x):
+    if x is None:
+        return "-"
+    if x >= 1e6:
+        return f"{x / 1e6:.2f}M"
+    if x >= 1e3:
+        return f"{x / 1e3:.1f}K"
+    return f"{x:.0f}"
+
+
+def ratio_text(r, target=None):
+    """'7.08x'; more digits when two decimals would hide a miss (7.999 vs 8)."""
+    if r is None:
+        return "-"
+    text = f"{r:.2f}x"
+    if target is not None and (r >= target) != (round(r, 2) >= target):
+        text = f"{r:.4f}x"
+    return text

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The benchmark report: installs what is missing (Debian packages, with
+# python3-matplotlib for the plots), builds memrep_bench and the RocksDB plugin
+# (release preset), and runs bench/report.py, which writes benchmarks.md,
+# benchmarks.json and img/*.png.
+# Usage: bash scripts/report.sh --short [report.py flags]   # a few minutes; build/report/
+#        bash scripts/report.sh --full                      # ~1 hour on 2 cores; docs/
+#        bash scripts/report.sh --help                      # every flag
+# Exit status: 0 every part ran, 1 some part failed (the report says which), 2 bad flags.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/install-deps.sh --bench
+cmake --preset release >/dev/null
+cmake --build --preset release --target memrep_bench memrep_rocksdb
+
+# Debian's matplotlib is installed for Debian's python3; a python3 found first
+# on PATH (a virtualenv, pyenv) may not see it.
+python=python3
+for candidate in python3 /usr/bin/python3; do
+  if command -v "$candidate" >/dev/null && "$candidate" -c 'import matplotlib' 2>/dev/null; then
+    python=$candidate
+    break
+  fi
+done
+exec "$python" -B bench/report.py "$@"
