@@ -1,0 +1,260 @@
+#!/usr/bin/env python3
+"""Tests of bench/report.py on canned, tiny documents: the tables, the target
+verdicts computed from the numbers, partial data, exit status, plots.
+
+Run: python3 -B bench/report_test.py   (ctest runs it as report_test)
+"""
+import copy
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import report  # noqa: E402
+import report_data  # noqa: E402
+import report_plots  # noqa: E402
+import report_render  # noqa: E402
+
+
+def summary_entry(workload, rep, ops, runs=1, note=""):
+    return {"workload": workload, "rep": rep, "runs": runs, "note": note,
+            "ops_per_sec": ops, "threads": 1, "p50_ns": 100, "p99_ns": 900, "p999_ns": 5000,
+            "latency_samples": 50 if runs else 0, "bytes_per_entry": 150.0,
+            "arena_reserved_bytes": 2 << 20, "create_us": 10.0, "destroy_us": 20.0}
+
+
+def rep_run(name, num, item_size, ops, part="rep"):
+    """A memrep_bench run: ops is {(workload, rep): ops/s or None (skipped)}."""
+    summary = [summary_entry(w, r, x) if x is not None else
+               summary_entry(w, r, 0, runs=0, note="skipped: by design")
+               for (w, r), x in ops.items()]
+    return {"name": name, "part": part, "num": num, "item_size": item_size,
+            "reps": sorted({r for _, r in ops}), "workloads": sorted({w for w, _ in ops}),
+            "repeats": 1, "extra": [], "command": f"memrep_bench {name}", "wall_s": 1.0,
+            "status": "ok", "error": None, "data": {"summary": summary}}
+
+
+def canned_doc():
+    """At 10M, item 100: fillrandom 9x (met), readrandom 5x (missed), seekrandom
+    exactly 1.15x (met), readwrite 5.999x (missed: 6.00x when rounded). Item
+    size 0 only at 1M, without readwrite (no data). A smaller 1M item-100 run
+    with a 20x readrandom must not be picked over the 10M one."""
+    big = {("fillrandom", "skip_list"): 100_000, ("fillrandom", "sorted_hash"): 900_000,
+           ("readrandom", "skip_list"): 200_000, ("readrandom", "sorted_hash"): 1_000_000,
+           ("seekrandom", "skip_list"): 100_000, ("seekrandom", "sorted_hash"): 115_000,
+           ("readwrite", "skip_list"): 1_000_000, ("readwrite", "sorted_hash"): 5_999_000,
+           ("readwrite", "vector"): None}
+    small = {("readrandom", "skip_list"): 100_000, ("readrandom", "sorted_hash"): 2_000_000}
+    item0 = {("fillrandom", "skip_list"): 100_000, ("fillrandom", "sorted_hash"): 700_000,
+             ("readrandom", "skip_list"): 100_000, ("readrandom", "sorted_hash"): 1_100_000,
+             ("seekrandom", "skip_list"): 100_000, ("seekrandom", "sorted_hash"): 100_000}
+    scaling = {("fillrandom", "skip_list"): 300_000, ("fillrandom", "sorted_hash"): 3_000_000}
+    db_summary = {w: {"skip_list": {"median_ops_sec": 100_000.0, "median_rss_mb": 300.0},
+                      "memrep.SortedHash": {"median_ops_sec": x, "median_rss_mb": 330.0}}
+                  for w, x in (("fillrandom", 150_000.0), ("readrandom", 320_000.0))}
+    return {
+        "schema": 1, "mode": "full", "generated": "2024-01-01 00:00 UTC",
+        "report_command": "python3 bench/report.py --full",
+        "machine": {"cpu_model": "Test CPU", "cpus_online": 2, "cpus_usable": 2,
+                    "ram_gib": 24, "kernel": "Linux 6 x86_64", "compiler": "g++ 12",
+                    "rocksdb_packages": {"librocksdb-dev": "7.8.3-2",
+                                         "rocksdb-tools": "7.8.3-2"},
+                    "git_commit": "abc123", "git_dirty": False},
+        "parts": ["rep", "scaling", "db_bench"],
+        "rep_runs": [rep_run("rep_10M_item100", 10_000_000, 100, big),
+                     rep_run("rep_1M_item100", 1_000_000, 100, small),
+                     rep_run("rep_1M_item0", 1_000_000, 0, item0),
+                     rep_run("scaling_100000", 100_000, 100, scaling, part="scaling")],
+        "db_bench": {"status": "ok", "command": "python3 bench/db_bench_compare.py",
+                     "wall_s": 5, "data": {
+                         "config": {"num": 1_000_000, "repeats": 2, "reads": 250_000,
+                                    "write_buffer_size": 268435456,
+                                    "reps": ["skip_list", "memrep.SortedHash"],
+                                    "workloads": ["fillrandom", "readrandom"]},
+                         "summary": db_summary, "runs": []}},
+        "plots": {"status": "skipped", "error": "--no-plots was given", "files": []},
+    }
+
+
+def row_of(md, start):
+    """The table row of md starting with `start`."""
+    rows = [line for line in md.splitlines() if line.startswith(start)]
+    if not rows:
+        raise AssertionError(f"no row starting with {start!r}")
+    return rows[0]
+
+
+class TargetVerdicts(unittest.TestCase):
+    def setUp(self):
+        self.rows = {(r["workload"], r["item_size"]): r
+                     for r in report_data.target_rows(canned_doc())}
+
+    def test_met_and_missed_from_the_numbers(self):
+        self.assertEqual(self.rows[("fillrandom", 100)]["verdict"], "met")
+        self.assertAlmostEqual(self.rows[("fillrandom", 100)]["ratio"], 9.0)
+        self.assertEqual(self.rows[("readrandom", 100)]["verdict"], "missed")
+        self.assertEqual(self.rows[("seekrandom", 100)]["verdict"], "met")  # exactly 1.15
+
+    def test_a_miss_that_rounds_up_to_the_target_is_still_missed(self):
+        row = self.rows[("readwrite", 100)]
+        self.assertEqual(row["verdict"], "missed")
+        self.assertEqual(report_data.ratio_text(row["ratio"], row["target"]), "5.9990x")
+
+    def test_measured_at_the_biggest_size(self):
+        # The 1M run's 20x readrandom must not replace the 10M run's 5x.
+        self.assertEqual(self.rows[("readrandom", 100)]["num"], 10_000_000)
+        self.assertAlmostEqual(self.rows[("readrandom", 100)]["ratio"], 5.0)
+
+    def test_item_size_zero_and_missing_workload(self):
+        self.assertEqual(self.rows[("fillrandom", 0)]["verdict"], "missed")  # 7x < 8x
+        self.assertEqual(self.rows[("readrandom", 0)]["verdict"], "met")  # 11x
+        self.assertEqual(self.rows[("seekrandom", 0)]["verdict"], "missed")  # 1x
+        self.assertEqual(self.rows[("readwrite", 0)]["verdict"], "no data")
+        self.assertEqual(self.rows[("readwrite", 0)]["num"], None)
+
+
+class Markdown(unittest.TestCase):
+    def setUp(self):
+        self.md, self.failures = report_render.render(canned_doc())
+
+    def test_sections(self):
+        for heading in ("## Targets (issue #3) vs measured", "## Machine",
+                        "## Rep level (memrep_bench)", "### 10M entries, item size 100",
+                        "### 1M entries, item size 0", "## Throughput vs entry count",
+                        "## DB level (Debian's db_bench)", "## Commands"):
+            self.assertIn(heading, self.md)
+        self.assertEqual(self.failures, [])
+        self.assertNotIn("## Failures", self.md)
+
+    def test_target_table_rows(self):
+        self.assertIn("| 10M | 100.0K | 900.0K | 9.00x | >= 8x | **met** |",
+                      row_of(self.md, "| fillrandom (write) | 100 |"))
+        self.assertIn("5.00x | >= 10x | **missed** |", row_of(self.md, "| readrandom (read) | 100 |"))
+        self.assertIn("**no data** |", row_of(self.md, "| readwrite (read while writing) | 0 |"))
+        self.assertIn("3 of 8 targets met.", self.md)
+        # Item size 0 was measured at 1M only: three rows, said so.
+        self.assertIn("**Not at 10M entries**: 3 of 8 rows", self.md)
+        self.assertIn("| 1M | 100.0K | 700.0K | 7.00x | >= 8x | **missed** |",
+                      row_of(self.md, "| fillrandom (write) | 0 |"))
+
+    def test_throughput_table_has_ops_and_ratio(self):
+        rep10m = self.md.split("### 10M entries, item size 100")[1].split("###")[0]
+        self.assertIn("| workload | skip_list ops/s | vector ops/s | sorted_hash ops/s |", rep10m)
+        self.assertIn("| fillrandom | 100.0K | - | 900.0K | - | 9.00x |", rep10m)
+        self.assertIn("| readwrite | 1.00M | skipped | 6.00M | - | 6.00x |", rep10m)
+        self.assertIn("p50 / p99 / p99.9 ns", rep10m)
+        self.assertIn("| sorted_hash | 150.0 |", rep10m)  # bytes per entry
+        self.assertIn("`vector` in readwrite: skipped: by design", rep10m)
+
+    def test_db_bench_tables(self):
+        self.assertIn("| fillrandom | 100,000 | 150,000 | 1.50x |", self.md)
+        self.assertIn("| readrandom | 100,000 | 320,000 | 3.20x |", self.md)
+        self.assertIn("| **max** | 300 | 330 | 1.10x |", self.md)
+
+    def test_machine_facts(self):
+        self.assertIn("| CPU | Test CPU |", self.md)
+        self.assertIn("| git commit | abc123 |", self.md)
+        self.assertIn("librocksdb-dev 7.8.3-2", self.md)
+
+    def test_scaling_table(self):
+        section = self.md.split("## Throughput vs entry count")[1].split("## DB level")[0]
+        self.assertIn("| 100K | 300.0K (1) | 3.00M (1) | 10.00x |", section)
+        self.assertIn("| 10M | 100.0K (1) | 900.0K (1) | 9.00x |", section)
+
+
+class PartialData(unittest.TestCase):
+    def test_failed_parts_are_reported_not_fatal(self):
+        doc = canned_doc()
+        doc["rep_runs"][0].update(status="failed", data=None, error="exit status 1\ncheck failed")
+        doc["db_bench"] = {"status": "failed", "error": "db_bench not found", "data": None,
+                           "command": "python3 bench/db_bench_compare.py"}
+        md, failures = report_render.render(doc)
+        self.assertEqual(len(failures), 2)
+        self.assertIn("## Failures", md)
+        self.assertIn("db_bench not found", md)
+        self.assertIn("**Run `rep_10M_item100` failed**", md)
+        # The targets fall back to the next biggest size, and say so.
+        self.assertIn("**Not at 10M entries**: 4 of 8 rows", md)
+        self.assertIn("| fillrandom (write) | 100 | - |", md)  # no data at any size
+
+    def test_garbage_document_still_renders(self):
+        doc = {"rep_runs": [{"status": "ok", "part": "rep", "num": 5, "item_size": 0,
+                             "data": {"summary": [{"workload": "fillrandom"}]}}],
+               "db_bench": {"status": "ok", "data": {"summary": {"w": {}}}}}
+        md, failures = report_render.render(doc)
+        self.assertIn("# memrep benchmarks", md)
+        self.assertTrue(failures)  # the db_bench section could not be drawn
+        self.assertIn("could not be drawn", md)
+
+    def test_exit_status_of_the_command(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            good = os.path.join(tmp, "good.json")
+            with open(good, "w") as f:
+                json.dump(canned_doc(), f)
+            bad_doc = canned_doc()
+            bad_doc["db_bench"] = {"status": "failed", "error": "boom", "data": None}
+            bad = os.path.join(tmp, "bad.json")
+            with open(bad, "w") as f:
+                json.dump(bad_doc, f)
+            for path, want in ((good, 0), (bad, 1)):
+                out = os.path.join(tmp, f"out{want}")
+                p = subprocess.run([sys.executable, "-B", os.path.join(HERE, "report.py"),
+                                    "--from-json", path, "--out", out, "--no-plots"],
+                                   capture_output=True, text=True)
+                self.assertEqual(p.returncode, want, p.stderr)
+                with open(os.path.join(out, "benchmarks.md")) as f:
+                    md = f.read()
+                self.assertIn("## Targets (issue #3) vs measured", md)
+                self.assertIn("db_bench", p.stdout)  # the terminal summary
+            p = subprocess.run([sys.executable, "-B", os.path.join(HERE, "report.py"), "--short",
+                                "--parts", "rep,nope"], capture_output=True, text=True)
+            self.assertEqual(p.returncode, 2)
+
+
+class Plan(unittest.TestCase):
+    def test_full_plan_sizes(self):
+        runs, db = report.plan("full")
+        rep = [r for r in runs if r["part"] == "rep"]
+        self.assertIn((10_000_000, 0), {(r["num"], r["item_size"]) for r in rep})
+        self.assertIn((10_000_000, 100), {(r["num"], r["item_size"]) for r in rep})
+        sizes = {r["num"] for r in runs}
+        for n in (100_000, 300_000, 1_000_000, 3_000_000, 10_000_000):
+            self.assertIn(n, sizes)
+        self.assertEqual(db, {"num": 1_000_000, "repeats": 2})
+        readseq = [r for r in runs if r["workloads"] == ["readseq"]]
+        self.assertTrue(readseq and all(r["extra"] == ["--num_scans=1"] for r in readseq))
+
+    def test_num_override_shrinks_everything(self):
+        runs, db = report.plan("short", num_override=2000, repeats_override=1)
+        self.assertEqual(max(r["num"] for r in runs), 2000)
+        self.assertEqual(db["num"], 2000)
+        self.assertTrue(all(r["repeats"] == 1 for r in runs))
+
+
+class Plots(unittest.TestCase):
+    def test_every_plot_is_a_png(self):
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            self.skipTest("matplotlib is not installed for this python3")
+        with tempfile.TemporaryDirectory() as tmp:
+            doc = copy.deepcopy(canned_doc())
+            result = report_plots.draw_plots(doc, os.path.join(tmp, "img"))
+            self.assertEqual(result["status"], "ok", result["error"])
+            for name in ("headline.png", "throughput_10000000_item100.png", "scaling.png",
+                         "latency.png", "db_bench.png"):
+                self.assertIn(f"img/{name}", result["files"])
+                with open(os.path.join(tmp, "img", name), "rb") as f:
+                    self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+            doc["plots"] = result
+            md, _ = report_render.render(doc)
+            self.assertIn("![headline: sorted_hash vs skip_list](img/headline.png)", md)
+
+
+if __name__ == "__main__":
+    unittest.main()
