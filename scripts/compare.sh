@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
-# The main job: Debian's db_bench with RocksDB's skip_list and memrep's sorted
-# hash memtable side by side, alternating, and a table of their ratios.
-# Usage: bash scripts/compare.sh [db_bench_compare.py flags, e.g. --quick or --num 200000]
+# The main job: the short benchmark report (a few minutes on 2 cores) --
+# memrep_bench with every rep at the rep level, throughput vs entry count, and
+# Debian's db_bench with RocksDB's skip_list and memrep's sorted hash memtable
+# side by side -- written to build/report/benchmarks.md (with plots in
+# build/report/img/); ends with the targets and the db_bench ratio table.
+# Usage: bash scripts/compare.sh [db_bench_compare.py flags, e.g. --quick or --num 1000000]
+# The flags go to bench/db_bench_compare.py and override the report's own
+# (--num 200000 --repeats 1); --quick drops those (100K keys, one repetition).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-bash scripts/install-deps.sh
-cmake --preset release >/dev/null
-cmake --build --preset release --target memrep_rocksdb
-exec python3 bench/db_bench_compare.py --plugin build/release/rocksdb/libmemrep_rocksdb.so "$@"
+args=(--short --out build/report)
+if [[ $# -gt 0 ]]; then
+  args+=("--db-bench-args=$(printf '%q ' "$@")")
+fi
+exec bash scripts/report.sh "${args[@]}"
