@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-bash scripts/install-deps.sh --bench
+bash scripts/install-deps.sh
 cmake --preset release >/dev/null
 cmake --build --preset release --target memrep_bench memrep_rocksdb
 
