@@ -165,6 +165,40 @@ TEST(SortedHash, ARepositionedIteratorSeesNewEntries) {
   EXPECT_EQ(DecodeEntry(it->entry()).user_key, "0");
 }
 
+TEST(SortedHash, ARepositionedIteratorMovesToMergedRuns) {
+  // An iterator whose view has two runs is seeked again after the background
+  // worker merged them, with no insert in between: it must take the merged
+  // set (one search instead of two) and let the old runs go.
+  const size_t merged_bytes = 200 * SortedRun::kBytesPerEntryWithPrefixes;
+  for (int attempt = 0; attempt < 20; ++attempt) {
+    util::Arena arena;
+    SortedHashOptions o;
+    o.background_cut = 1u << 30;  // only iterators and idle checks cut
+    o.seal_threshold = 16;
+    SortedHashRep rep(o, RepContext{&arena, nullptr});
+    for (int i = 0; i < 200; i += 2) ASSERT_TRUE(rep.Insert(MakeEntry(&rep, NumberKey(i), 1, 1, "v")));
+    auto it = rep.NewIterator();
+    it->SeekToFirst();  // a first run of 100
+    for (int i = 1; i < 200; i += 2) ASSERT_TRUE(rep.Insert(MakeEntry(&rep, NumberKey(i), 1, 1, "v")));
+    it->SeekToFirst();  // a second run of 100, unless the worker already merged
+    WaitForRuns(rep, 1);
+    ASSERT_EQ(rep.NumRuns(), 1u);
+    util::BackgroundWorker::Shared().Drain();
+    // The view pins both old runs beside the merged one; retry the rare
+    // schedule where the worker merged before the second SeekToFirst.
+    if (rep.RunBytes() < 2 * merged_bytes) continue;
+    it->Seek(testing::InternalKey(NumberKey(150), kMaxSequenceNumber));
+    ASSERT_TRUE(it->Valid());
+    EXPECT_EQ(DecodeEntry(it->entry()).user_key, NumberKey(150));
+    EXPECT_EQ(rep.RunBytes(), merged_bytes) << "the old runs are still pinned";
+    int n = 0;
+    for (it->SeekToFirst(); it->Valid(); it->Next()) ASSERT_EQ(DecodeEntry(it->entry()).user_key, NumberKey(n++));
+    EXPECT_EQ(n, 200);
+    return;
+  }
+  FAIL() << "the worker merged before the iterator's second view in every attempt";
+}
+
 TEST(SortedHash, ApproximateNumEntriesCountsUnsortedEntries) {
   util::Arena arena;
   SortedHashOptions o;

@@ -17,6 +17,7 @@ std::shared_ptr<const RunSet> RunSetHolder::PublishCut(const std::shared_ptr<con
   if (current_ != base) return nullptr;
   next->version = base->version + 1;
   current_ = next;
+  version_.store(next->version, std::memory_order_release);
   return next;
 }
 
@@ -32,6 +33,7 @@ void RunSetHolder::PublishMerge(const SortedRun* a, const SortedRun* b,
   next->covered = current_->covered;
   next->entries = current_->entries;
   next->version = current_->version + 1;
+  version_.store(next->version, std::memory_order_release);
   current_ = std::move(next);
 }
 

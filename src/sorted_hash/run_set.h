@@ -17,6 +17,7 @@
 // it started from alive, so a merge never frees a run someone still reads.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -43,6 +44,10 @@ class RunSetHolder {
     return current_;
   }
 
+  // The current set's version, without the mutex: an iterator compares it
+  // with its view's to notice a merge (acquire pairs with the store under mu_).
+  uint64_t Version() const { return version_.load(std::memory_order_acquire); }
+
   // Publishes `base` plus `run`, which holds the entries between base->covered
   // and `covered`, if `base` is still current. Returns the published set, or
   // nullptr if another cut was published first (the caller keeps its run private).
@@ -58,6 +63,7 @@ class RunSetHolder {
  private:
   mutable std::mutex mu_;
   std::shared_ptr<const RunSet> current_;  // GUARDED_BY(mu_)
+  std::atomic<uint64_t> version_{0};       // current_->version; written under mu_
 };
 
 // The merge the background worker should do next in `set`, as the indexes of

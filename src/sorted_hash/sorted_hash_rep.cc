@@ -17,8 +17,8 @@ namespace {
 
 // An iterator over a view: the runs of a RunSet plus a privately sorted tail.
 // Every positioning call (SeekToFirst, SeekToLast, Seek, SeekForPrev) first
-// takes a new view if entries were inserted since the last one, so it sees
-// every entry inserted before the call. RocksDB relies on that: Refresh() and
+// takes a new view if entries were inserted or runs merged since the last
+// one, so it sees every entry inserted before the call. RocksDB relies on that: Refresh() and
 // tailing iterators keep a memtable iterator and seek it again. Next and Prev
 // stay on the current view, so a scan is a consistent sequence.
 class Iterator final : public RepIterator {
@@ -50,8 +50,14 @@ class Iterator final : public RepIterator {
 
  private:
   void Refresh() {
-    // Unchanged heads mean no entry was pushed since the view was taken.
-    if (view_.set != nullptr && core_->write_list.LoadHeads() == view_.heads()) return;
+    // Unchanged heads mean no entry was pushed since the view was taken; an
+    // unchanged version, that no merge replaced its runs. Either change takes
+    // a new view: a merged set is searched with fewer binary searches, and the
+    // old runs are let go.
+    if (view_.set != nullptr && core_->runs.Version() == view_.set->version &&
+        core_->write_list.LoadHeads() == view_.heads()) {
+      return;
+    }
     view_ = core_->Snapshot();
     cursor_.Clear();
     for (const auto& run : view_.set->runs) cursor_.AddSource(run.get());
