@@ -6,7 +6,9 @@
 //
 // Thread safety: a RunSet never changes. RunSets are replaced as a whole under
 // RunSetHolder's mutex, which only iterators (to take a snapshot or publish a
-// run they sorted) and the background worker take; writers never do.
+// run they sorted) and the background worker take; writers never do. The
+// current version is also published in an atomic, so that an iterator can
+// notice a new set without the mutex (it then takes the set under it).
 // Invariants:
 //  1. The runs of a set hold disjoint entries, and together exactly the
 //     entries pushed up to `covered` on every shard.
