@@ -103,7 +103,8 @@ TEST(SortedHash, MemoryUsageChargesRunsInAdvanceAndNeverGrowsAfterFreeze) {
                            3000 * 2 *
                                (SortedRun::kBytesPerEntryWithPrefixes -
                                 SortedRun::kMaxBytesPerEntry) +
-                           500 * 3 * SortedRun::kBytesPerEntryWithPrefixes);
+                           500 * 3 * SortedRun::kBytesPerEntryWithPrefixes +
+                           2 * sizeof(uint64_t) * (3000 * 5 / (4 * SortedRun::kTopStride)));
   rep.Freeze();
   for (int i = 0; i < 20 && rep.NumRuns() != 1; ++i) {
     rep.NewIterator()->SeekToLast();

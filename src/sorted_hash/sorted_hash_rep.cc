@@ -133,7 +133,11 @@ size_t SortedHashRep::MemoryUsage() const {
   const uint64_t n = NumEntries();
   const uint64_t prefixed =
       std::min<uint64_t>(n, (core_->options.max_runs + 2) * uint64_t{SortedRun::kPrefixedRunMax});
-  return index_.bytes() + 2 * SortedRun::kMaxBytesPerEntry * n +
+  // Runs' top indexes: one prefix per kTopStride fences or prefixes, rounded
+  // up per run, and only in runs of at least 4 * kTopStride of them: under
+  // 1.25 * entries / kTopStride in all.
+  const uint64_t top = n * 5 / (4 * SortedRun::kTopStride);
+  return index_.bytes() + 2 * SortedRun::kMaxBytesPerEntry * n + 2 * sizeof(uint64_t) * top +
          2 * (SortedRun::kBytesPerEntryWithPrefixes - SortedRun::kMaxBytesPerEntry) * prefixed +
          3 * SortedRun::kBytesPerEntryWithPrefixes *
              std::min<uint64_t>(n, core_->options.seal_threshold);

@@ -16,6 +16,7 @@ SortedRun::SortedRun(std::vector<const char*> entries, std::vector<uint64_t> fen
       fences_(std::move(fences)),
       prefixes_(std::move(prefixes)),
       memory_(std::move(memory)) {
+  BuildTop();
   // relaxed: a statistic; the run itself is published by its RunSet.
   memory_->fetch_add(static_cast<int64_t>(bytes()), std::memory_order_relaxed);
 }
@@ -37,6 +38,7 @@ SortedRun::SortedRun(const std::vector<RunSlot>& sorted, MemoryCounter memory, L
       fences_.push_back(sorted[i].prefix);
     }
   }
+  BuildTop();
   memory_->fetch_add(static_cast<int64_t>(bytes()), std::memory_order_relaxed);
 }
 
@@ -104,23 +106,42 @@ std::shared_ptr<const SortedRun> SortedRun::Merge(const format::KeyOrder& order,
       std::move(out), std::move(fences), std::move(prefixes), std::move(memory)));
 }
 
+void SortedRun::BuildTop() {
+  const std::vector<uint64_t>& keys = prefixes_.empty() ? fences_ : prefixes_;
+  if (keys.size() < 4 * kTopStride) return;
+  top_.reserve((keys.size() + kTopStride - 1) / kTopStride);
+  for (size_t j = 0; j < keys.size(); j += kTopStride) top_.push_back(keys[j]);
+}
+
+size_t SortedRun::KeyBound(const std::vector<uint64_t>& keys, uint64_t p, bool upper) const {
+  auto bound = [upper, p](auto first, auto last) {
+    return upper ? std::upper_bound(first, last, p) : std::lower_bound(first, last, p);
+  };
+  size_t lo = 0, hi = keys.size();
+  if (!top_.empty()) {
+    // top_[j] = keys[j * kTopStride]: the answer is after sample j - 1 (which
+    // fails the bound) and at or before sample j (which meets it, if any).
+    const size_t j = static_cast<size_t>(bound(top_.begin(), top_.end()) - top_.begin());
+    lo = j == 0 ? 0 : (j - 1) * kTopStride + 1;
+    hi = std::min(keys.size(), j * kTopStride);
+  }
+  return static_cast<size_t>(bound(keys.begin() + lo, keys.begin() + hi) - keys.begin());
+}
+
 void SortedRun::Narrow(const Target& target, size_t* lo, size_t* hi) const {
   if (!prefixes_.empty() || entries_.empty()) {
     // Every prefix is at hand: only entries with the target's prefix need a look.
-    const auto first_ge = std::lower_bound(prefixes_.begin(), prefixes_.end(), target.prefix);
-    *lo = static_cast<size_t>(first_ge - prefixes_.begin());
-    *hi = static_cast<size_t>(std::upper_bound(first_ge, prefixes_.end(), target.prefix) -
-                              prefixes_.begin());
+    *lo = KeyBound(prefixes_, target.prefix, false);
+    *hi = KeyBound(prefixes_, target.prefix, true);
     return;
   }
   // Blocks before the first fence >= the target's prefix, except the last of
   // them, hold only smaller prefixes; blocks from the first fence > it on hold
   // only larger ones.
-  const auto first_ge = std::lower_bound(fences_.begin(), fences_.end(), target.prefix);
-  const auto first_gt = std::upper_bound(first_ge, fences_.end(), target.prefix);
-  const size_t lo_block = static_cast<size_t>(first_ge - fences_.begin());
+  const size_t lo_block = KeyBound(fences_, target.prefix, false);
+  const size_t hi_block = KeyBound(fences_, target.prefix, true);
   *lo = lo_block == 0 ? 0 : (lo_block - 1) * kFenceStride;
-  *hi = std::min(size(), static_cast<size_t>(first_gt - fences_.begin()) * kFenceStride);
+  *hi = std::min(size(), hi_block * kFenceStride);
 }
 size_t SortedRun::LowerBound(const format::KeyOrder& order, const Target& target) const {
   size_t lo, hi;
