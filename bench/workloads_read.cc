@@ -30,6 +30,17 @@ void CheckHitCount(const WorkloadInput& in, uint32_t readers, Measurement* m) {
   }
 }
 
+// The common end of a read phase: timings, hits and misses, memory, and the
+// first failed check.
+void FinishReads(BenchRep& rep, const WorkloadInput& in, ThreadRun& run, uint32_t threads,
+                 const std::vector<uint64_t>& hits, Checker& checker, Measurement* m) {
+  Collect(run, 0, threads, m);
+  for (uint64_t h : hits) m->hits += h;
+  m->misses = m->ops - m->hits;
+  MeasureMemory(rep, in.plan->num_keys, m);
+  TakeFailure(checker, m);
+}
+
 }  // namespace
 
 Measurement ReadRandomPhase(BenchRep& rep, const WorkloadInput& in, uint32_t threads) {
@@ -52,11 +63,7 @@ Measurement ReadRandomPhase(BenchRep& rep, const WorkloadInput& in, uint32_t thr
     }
     hits[t] = found;
   });
-  Collect(run, 0, threads, &m);
-  for (uint64_t h : hits) m.hits += h;
-  m.misses = m.ops - m.hits;
-  MeasureMemory(rep, in.plan->num_keys, &m);
-  TakeFailure(checker, &m);
+  FinishReads(rep, in, run, threads, hits, checker, &m);
   CheckHitCount(in, threads, &m);
   return m;
 }
@@ -121,11 +128,7 @@ Measurement SeekRandomPhase(BenchRep& rep, const WorkloadInput& in, uint32_t thr
     }
     hits[t] = exact;
   });
-  Collect(run, 0, threads, &m);
-  for (uint64_t h : hits) m.hits += h;
-  m.misses = m.ops - m.hits;
-  MeasureMemory(rep, in.plan->num_keys, &m);
-  TakeFailure(checker, &m);
+  FinishReads(rep, in, run, threads, hits, checker, &m);
   return m;
 }
 

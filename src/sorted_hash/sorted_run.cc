@@ -10,11 +10,34 @@ void SortSlots(const format::KeyOrder& order, std::vector<RunSlot>* slots) {
   });
 }
 
-SortedRun::SortedRun(std::vector<const char*> entries, std::vector<uint64_t> fences,
-                     std::vector<uint64_t> prefixes, MemoryCounter memory)
-    : entries_(std::move(entries)),
-      fences_(std::move(fences)),
-      prefixes_(std::move(prefixes)),
+SortedRun::Parts::Parts(size_t n, bool keep_prefixes) : keep(keep_prefixes) {
+  entries.reserve(n);
+  if (keep) {
+    prefixes.reserve(n);
+  } else {
+    fences.reserve((n + kFenceStride - 1) / kFenceStride);
+  }
+}
+
+void SortedRun::Parts::Add(const char* entry, uint64_t prefix) {
+  if (keep) {
+    prefixes.push_back(prefix);
+  } else if (entries.size() % kFenceStride == 0) {
+    fences.push_back(prefix);
+  }
+  entries.push_back(entry);
+}
+
+SortedRun::Parts SortedRun::FromSlots(const std::vector<RunSlot>& sorted, Layout layout) {
+  Parts parts(sorted.size(), KeepsPrefixes(layout, sorted.size()));
+  for (const RunSlot& slot : sorted) parts.Add(slot.entry, slot.prefix);
+  return parts;
+}
+
+SortedRun::SortedRun(Parts parts, MemoryCounter memory)
+    : entries_(std::move(parts.entries)),
+      fences_(std::move(parts.fences)),
+      prefixes_(std::move(parts.prefixes)),
       memory_(std::move(memory)) {
   BuildTop();
   // relaxed: a statistic; the run itself is published by its RunSet.
@@ -22,25 +45,7 @@ SortedRun::SortedRun(std::vector<const char*> entries, std::vector<uint64_t> fen
 }
 
 SortedRun::SortedRun(const std::vector<RunSlot>& sorted, MemoryCounter memory, Layout layout)
-    : memory_(std::move(memory)) {
-  entries_.reserve(sorted.size());
-  const bool keep = KeepsPrefixes(layout, sorted.size());
-  if (keep) {
-    prefixes_.reserve(sorted.size());
-  } else {
-    fences_.reserve((sorted.size() + kFenceStride - 1) / kFenceStride);
-  }
-  for (size_t i = 0; i < sorted.size(); ++i) {
-    entries_.push_back(sorted[i].entry);
-    if (keep) {
-      prefixes_.push_back(sorted[i].prefix);
-    } else if (i % kFenceStride == 0) {
-      fences_.push_back(sorted[i].prefix);
-    }
-  }
-  BuildTop();
-  memory_->fetch_add(static_cast<int64_t>(bytes()), std::memory_order_relaxed);
-}
+    : SortedRun(FromSlots(sorted, layout), std::move(memory)) {}
 
 SortedRun::~SortedRun() {
   memory_->fetch_sub(static_cast<int64_t>(bytes()), std::memory_order_relaxed);
@@ -50,23 +55,7 @@ std::shared_ptr<const SortedRun> SortedRun::Merge(const format::KeyOrder& order,
                                                   const SortedRun& a, const SortedRun& b,
                                                   MemoryCounter memory, Layout layout) {
   const size_t n = a.size() + b.size();
-  const bool keep = KeepsPrefixes(layout, n);
-  std::vector<const char*> out;
-  std::vector<uint64_t> fences, prefixes;
-  out.reserve(n);
-  if (keep) {
-    prefixes.reserve(n);
-  } else {
-    fences.reserve((n + kFenceStride - 1) / kFenceStride);
-  }
-  auto emit = [&](const char* e, uint64_t prefix) {
-    if (keep) {
-      prefixes.push_back(prefix);
-    } else if (out.size() % kFenceStride == 0) {
-      fences.push_back(prefix);
-    }
-    out.push_back(e);
-  };
+  Parts out(n, KeepsPrefixes(layout, n));
   // Entries sit in arena order, not key order: fetch a few ahead so the
   // comparisons rarely wait for memory. Each head's prefix is read once, when
   // it becomes the head; most comparisons are then one integer comparison.
@@ -80,13 +69,13 @@ std::shared_ptr<const SortedRun> SortedRun::Merge(const format::KeyOrder& order,
   uint64_t kb = nb > 0 ? b.PrefixAt(order, 0) : 0;
   while (i < na && j < nb) {
     if (kb < ka || (kb == ka && order.CompareEntries(pb[j], pa[i]) < 0)) {
-      emit(pb[j], kb);
+      out.Add(pb[j], kb);
       if (++j < nb) {
         if (fetch_b && j + kAhead < nb) __builtin_prefetch(pb[j + kAhead]);
         kb = b.PrefixAt(order, j);
       }
     } else {
-      emit(pa[i], ka);
+      out.Add(pa[i], ka);
       if (++i < na) {
         if (fetch_a && i + kAhead < na) __builtin_prefetch(pa[i + kAhead]);
         ka = a.PrefixAt(order, i);
@@ -94,16 +83,14 @@ std::shared_ptr<const SortedRun> SortedRun::Merge(const format::KeyOrder& order,
     }
   }
   // The rest of one run: prefixes are needed only for fences, or when kept.
-  auto emit_rest = [&](const SortedRun& r, size_t from) {
+  auto add_rest = [&](const SortedRun& r, size_t from) {
     for (size_t k = from; k < r.size(); ++k) {
-      const bool need = keep || out.size() % kFenceStride == 0;
-      emit(r.entries_[k], need ? r.PrefixAt(order, k) : 0);
+      out.Add(r.entries_[k], out.NeedsPrefix() ? r.PrefixAt(order, k) : 0);
     }
   };
-  emit_rest(a, i);
-  emit_rest(b, j);
-  return std::shared_ptr<const SortedRun>(new SortedRun(
-      std::move(out), std::move(fences), std::move(prefixes), std::move(memory)));
+  add_rest(a, i);
+  add_rest(b, j);
+  return std::shared_ptr<const SortedRun>(new SortedRun(std::move(out), std::move(memory)));
 }
 
 void SortedRun::BuildTop() {

@@ -116,8 +116,20 @@ class SortedRun {
   size_t UpperBound(const format::KeyOrder& order, const Target& target) const;
 
  private:
-  SortedRun(std::vector<const char*> entries, std::vector<uint64_t> fences,
-            std::vector<uint64_t> prefixes, MemoryCounter memory);
+  // A run's arrays while it is built, in order: every prefix, or a fence
+  // every kFenceStride entries (the layout chosen for its final size).
+  struct Parts {
+    Parts(size_t n, bool keep_prefixes);
+    // Whether the next Add needs its prefix (callers that must read an
+    // entry for it can skip the read otherwise).
+    bool NeedsPrefix() const { return keep || entries.size() % kFenceStride == 0; }
+    void Add(const char* entry, uint64_t prefix);
+    bool keep;
+    std::vector<const char*> entries;
+    std::vector<uint64_t> fences, prefixes;
+  };
+  SortedRun(Parts parts, MemoryCounter memory);
+  static Parts FromSlots(const std::vector<RunSlot>& sorted, Layout layout);
   static bool KeepsPrefixes(Layout layout, size_t n) {
     return layout == Layout::kWithPrefixes || (layout == Layout::kAuto && n <= kPrefixedRunMax);
   }
