@@ -40,7 +40,6 @@ std::vector<RunSlot> Core::CollectTail(const RunSet& set, const WriteList::Heads
 }
 
 Core::Tail Core::BuildTail(const RunSet& set) {
-  constexpr auto kWithPrefixes = SortedRun::Layout::kWithPrefixes;
   Tail tail;
   {
     std::lock_guard<std::mutex> lock(tail_mu_);
@@ -50,14 +49,14 @@ Core::Tail Core::BuildTail(const RunSet& set) {
   // was pushed after it (heads only move forward).
   const WriteList::Heads heads = write_list.LoadHeads();
   if (tail.covered == set.covered && tail.heads == heads) return tail;
-  const bool extend = tail.covered == set.covered;
-  std::vector<RunSlot> delta = extend ? std::vector<RunSlot>{} : CollectTail(set, heads);
-  if (extend) {
+  std::vector<RunSlot> delta;
+  if (tail.covered == set.covered) {
     WriteList::ForEachBetween(heads, tail.heads,
                               [&](const Node* n) { delta.push_back(MakeSlot(order, n->entry())); });
   } else {
+    delta = CollectTail(set, heads);
     tail = Tail{};
-    tail.covered = tail.settled_heads = set.covered;
+    tail.covered = set.covered;
     tail.covered_entries = set.entries;
   }
   SortSlots(order, &delta);
@@ -66,30 +65,23 @@ Core::Tail Core::BuildTail(const RunSet& set) {
     // Big enough to become a run: built as Seal would and not cached, so the
     // cache never holds more than seal_threshold entries.
     const SortedRun fresh(delta, run_memory);
-    tail.settled = Seal(tail, &fresh);
-    tail.settled_heads = heads;
-    tail.recent = nullptr;
+    std::shared_ptr<const SortedRun> sealed = Seal(tail, &fresh);
+    tail.levels.assign(1, std::move(sealed));
+    tail.entries = tail.levels[0]->size();
     return tail;
   }
-  if (delta.empty()) {
-    // A new cut with nothing after it yet.
-  } else if (tail.settled == nullptr) {
-    tail.settled = std::make_shared<const SortedRun>(delta, run_memory, kWithPrefixes);
-    tail.settled_heads = heads;
-  } else {
-    // New entries join the small `recent` run; it joins `settled` once it
-    // outgrows an eighth of it, so each snapshot costs about what was pushed
-    // since the last one.
-    if (tail.recent == nullptr) {
-      tail.recent = std::make_shared<const SortedRun>(delta, run_memory, kWithPrefixes);
-    } else {
-      tail.recent = SortedRun::Merge(order, *tail.recent, SortedRun(delta, run_memory, kWithPrefixes),
-                                     run_memory, kWithPrefixes);
-    }
-    if (tail.recent->size() * 8 > tail.settled->size()) {
-      tail.settled = SortedRun::Merge(order, *tail.settled, *tail.recent, run_memory, kWithPrefixes);
-      tail.settled_heads = heads;
-      tail.recent = nullptr;
+  if (!delta.empty()) {
+    constexpr auto kWithPrefixes = SortedRun::Layout::kWithPrefixes;
+    tail.entries += delta.size();
+    tail.levels.push_back(std::make_shared<const SortedRun>(delta, run_memory, kWithPrefixes));
+    // Restore the ratio between levels: the smallest two merge while the
+    // smaller is more than 1/kTailRatio of the bigger.
+    for (size_t n = tail.levels.size();
+         n >= 2 && tail.levels[n - 1]->size() * Tail::kTailRatio > tail.levels[n - 2]->size();
+         n = tail.levels.size()) {
+      tail.levels[n - 2] = SortedRun::Merge(order, *tail.levels[n - 2], *tail.levels[n - 1],
+                                            run_memory, kWithPrefixes);
+      tail.levels.pop_back();
     }
   }
   std::lock_guard<std::mutex> lock(tail_mu_);
@@ -102,13 +94,20 @@ Core::Tail Core::BuildTail(const RunSet& set) {
 }
 
 std::shared_ptr<const SortedRun> Core::Seal(const Tail& tail, const SortedRun* more) const {
-  // A run in the default layout (prefixes kept while it is small).
+  // Merged smallest first, so each merge's output is about the size of the
+  // next level; the last merge builds the run in the default layout.
+  std::vector<const SortedRun*> parts;
+  if (more != nullptr && more->size() > 0) parts.push_back(more);
+  for (auto it = tail.levels.rbegin(); it != tail.levels.rend(); ++it) parts.push_back(it->get());
   const SortedRun empty(std::vector<RunSlot>{}, run_memory);
-  std::shared_ptr<const SortedRun> run =
-      SortedRun::Merge(order, tail.settled ? *tail.settled : empty,
-                       tail.recent ? *tail.recent : empty, run_memory);
-  return more == nullptr || more->size() == 0 ? run
-                                              : SortedRun::Merge(order, *run, *more, run_memory);
+  if (parts.size() < 2) return SortedRun::Merge(order, parts.empty() ? empty : *parts[0], empty, run_memory);
+  std::shared_ptr<const SortedRun> run;
+  for (size_t i = 1; i < parts.size(); ++i) {
+    const auto layout =
+        i + 1 == parts.size() ? SortedRun::Layout::kAuto : SortedRun::Layout::kWithPrefixes;
+    run = SortedRun::Merge(order, i == 1 ? *parts[0] : *run, *parts[i], run_memory, layout);
+  }
+  return run;
 }
 
 Core::View Core::Snapshot() {
@@ -121,7 +120,7 @@ Core::View Core::Snapshot() {
       const WriteList::Heads heads = view.tail.heads;
       view.set = std::move(published);
       view.tail = Tail{};
-      view.tail.covered = view.tail.heads = view.tail.settled_heads = heads;
+      view.tail.covered = view.tail.heads = heads;
     }
   }
   // Ask once per run-set version for background work when this view is not a

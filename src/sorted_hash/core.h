@@ -33,21 +33,20 @@ class Core : public std::enable_shared_from_this<Core> {
   void Schedule(bool delayed);
 
   // The entries pushed after a run set's `covered` heads up to `heads`,
-  // sorted, in two runs that keep every prefix: `settled` and, pushed after
-  // it up to `heads`, `recent` (each may be null). New entries are merged
-  // into the small `recent` run; it is merged into `settled` once it grows
-  // past an eighth of it, so a snapshot's cost stays proportional to what
-  // was pushed since the last one.
+  // sorted into a few runs that keep every prefix (`levels`, biggest first,
+  // each more than kTailRatio times the next). A snapshot sorts only what was
+  // pushed since the last one into a new smallest level, then merges the two
+  // smallest while that ratio is broken. So an entry is copied about
+  // kTailRatio times per level, log_kTailRatio(tail size) levels in all,
+  // however often snapshots come, and a reader searches a handful of levels.
   struct Tail {
+    static constexpr size_t kTailRatio = 8;
     WriteList::Heads covered{};
     uint64_t covered_entries = 0;  // orders the tails of different cuts
-    WriteList::Heads settled_heads{};
-    std::shared_ptr<const SortedRun> settled;
     WriteList::Heads heads{};
-    std::shared_ptr<const SortedRun> recent;
-    size_t size() const {
-      return (settled ? settled->size() : 0) + (recent ? recent->size() : 0);
-    }
+    std::vector<std::shared_ptr<const SortedRun>> levels;
+    size_t entries = 0;  // the sum of the levels' sizes
+    size_t size() const { return entries; }
   };
 
   // What an iterator reads: the runs of a RunSet and the tail after it.

@@ -61,8 +61,7 @@ class Iterator final : public RepIterator {
     view_ = core_->Snapshot();
     cursor_.Clear();
     for (const auto& run : view_.set->runs) cursor_.AddSource(run.get());
-    if (view_.tail.settled != nullptr) cursor_.AddSource(view_.tail.settled.get());
-    if (view_.tail.recent != nullptr) cursor_.AddSource(view_.tail.recent.get());
+    for (const auto& level : view_.tail.levels) cursor_.AddSource(level.get());
   }
 
   const std::shared_ptr<Core> core_;  // keeps the key order alive

@@ -115,21 +115,33 @@ size_t SortedRun::KeyBound(const std::vector<uint64_t>& keys, uint64_t p, bool u
   return static_cast<size_t>(bound(keys.begin() + lo, keys.begin() + hi) - keys.begin());
 }
 
+void SortedRun::KeyRange(const std::vector<uint64_t>& keys, uint64_t p, size_t* lo,
+                         size_t* hi) const {
+  *lo = KeyBound(keys, p, false);
+  // Keys rarely tie: step over the few equal to p, and search for the end
+  // only when there are more.
+  constexpr size_t kSteps = 4;
+  const size_t stop = std::min(keys.size(), *lo + kSteps);
+  size_t i = *lo;
+  while (i < stop && keys[i] == p) ++i;
+  *hi = i < stop || i == keys.size() ? i : KeyBound(keys, p, true);
+}
+
 void SortedRun::Narrow(const Target& target, size_t* lo, size_t* hi) const {
   if (!prefixes_.empty() || entries_.empty()) {
     // Every prefix is at hand: only entries with the target's prefix need a look.
-    *lo = KeyBound(prefixes_, target.prefix, false);
-    *hi = KeyBound(prefixes_, target.prefix, true);
+    KeyRange(prefixes_, target.prefix, lo, hi);
     return;
   }
   // Blocks before the first fence >= the target's prefix, except the last of
   // them, hold only smaller prefixes; blocks from the first fence > it on hold
   // only larger ones.
-  const size_t lo_block = KeyBound(fences_, target.prefix, false);
-  const size_t hi_block = KeyBound(fences_, target.prefix, true);
+  size_t lo_block, hi_block;
+  KeyRange(fences_, target.prefix, &lo_block, &hi_block);
   *lo = lo_block == 0 ? 0 : (lo_block - 1) * kFenceStride;
   *hi = std::min(size(), hi_block * kFenceStride);
 }
+
 size_t SortedRun::LowerBound(const format::KeyOrder& order, const Target& target) const {
   size_t lo, hi;
   Narrow(target, &lo, &hi);

@@ -140,6 +140,9 @@ class SortedRun {
   // The first index of keys (the fences or prefixes) >= p, or > p with
   // `upper`, searching top_ first.
   size_t KeyBound(const std::vector<uint64_t>& keys, uint64_t p, bool upper) const;
+  // [KeyBound(keys, p, false), KeyBound(keys, p, true)), with one search
+  // when few keys equal p.
+  void KeyRange(const std::vector<uint64_t>& keys, uint64_t p, size_t* lo, size_t* hi) const;
 
   std::vector<const char*> entries_;
   std::vector<uint64_t> fences_;    // kFenced: fences_[j] = prefix of entries_[j * kFenceStride]
