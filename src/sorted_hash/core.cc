@@ -142,8 +142,15 @@ void Core::Background() {
   scheduled_.store(false, std::memory_order_release);
   const bool is_frozen = frozen.load(std::memory_order_acquire);
   const uint64_t count = write_list.Count();
-  const bool idle = is_frozen || count == last_seen_count_;
-  last_seen_count_ = count;
+  const auto now = std::chrono::steady_clock::now();
+  if (count != last_seen_count_) {
+    last_seen_count_ = count;
+    last_change_ = now;
+  }
+  // Idle: no insert for a whole recheck period. Two tasks can run back to
+  // back between two inserts of a busy writer, so an unchanged count alone
+  // does not mean that writes have stopped.
+  const bool idle = is_frozen || now - last_change_ >= kRecheckPeriod;
   const bool more = CutAndMerge(idle);
   {
     std::lock_guard<std::mutex> lock(task_mu_);
@@ -170,8 +177,12 @@ bool Core::CutAndMerge(bool idle) {
   tail = Tail{};
   std::shared_ptr<const RunSet> set = runs.Current();
   size_t a, b;
+  // Idle merging (everything into one run) stops as soon as an insert
+  // arrives: otherwise the runs that iterators seal meanwhile would each be
+  // merged into the biggest run, one full copy of it per cut.
+  const uint64_t count = write_list.Count();
   while (!stop_merging_.load(std::memory_order_relaxed) &&
-         PickMerge(*set, options.max_runs, idle, &a, &b)) {
+         PickMerge(*set, options.max_runs, idle && write_list.Count() == count, &a, &b)) {
     const SortedRun* run_a = set->runs[a].get();
     const SortedRun* run_b = set->runs[b].get();
     runs.PublishMerge(run_a, run_b, SortedRun::Merge(order, *run_a, *run_b, run_memory));

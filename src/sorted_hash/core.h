@@ -5,6 +5,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
@@ -93,7 +94,10 @@ class Core : public std::enable_shared_from_this<Core> {
   bool closing_ = false;               // GUARDED_BY(task_mu_)
   bool running_ = false;               // GUARDED_BY(task_mu_)
   std::atomic<bool> stop_merging_{false};  // closing_, readable without the lock
-  uint64_t last_seen_count_ = 0;       // background tasks only (they never overlap)
+  // Background tasks only (they never overlap): the insert count they last
+  // saw, and when it last changed.
+  uint64_t last_seen_count_ = 0;
+  std::chrono::steady_clock::time_point last_change_{};
 };
 
 }  // namespace memrep::sorted_hash
