@@ -6,6 +6,7 @@
 #include <random>
 
 #include "sorted_hash/merging_cursor.h"
+#include "sorted_hash/run_set.h"
 #include "test_util.h"
 #include "util/arena.h"
 
@@ -179,6 +180,33 @@ TEST_F(SortedRunTest, SmallRunsKeepEveryPrefixAndBigRunsOnlyFences) {
   const std::vector<RunSlot> upper(slots.begin() + 10, slots.end());
   auto merged = SortedRun::Merge(order_, SortedRun(lower, memory_), SortedRun(upper, memory_), memory_);
   EXPECT_EQ(merged->bytes(), big.bytes());
+}
+
+// A set of runs of the given sizes (the entries are placeholders: PickMerge
+// looks at sizes only).
+RunSet SetOfSizes(const std::vector<size_t>& sizes, const MemoryCounter& memory) {
+  static const char kEntry[1] = {0};
+  RunSet set;
+  for (size_t n : sizes) {
+    set.runs.push_back(std::make_shared<const SortedRun>(std::vector<RunSlot>(n, RunSlot{0, kEntry}), memory));
+  }
+  return set;
+}
+
+TEST_F(SortedRunTest, PickMergeJoinsTheSmallestRunsWithinTheRatio) {
+  size_t a = 99, b = 99;
+  // 100 and 400 are within kMergeRatio; 1000 is more than 4x 100 but within 4x of 400.
+  RunSet set = SetOfSizes({1000, 100, 400}, memory_);
+  ASSERT_TRUE(PickMerge(set, 8, false, &a, &b));
+  EXPECT_EQ(std::minmax(a, b), std::minmax(size_t{1}, size_t{2}));
+  // Each run more than kMergeRatio times the next: in shape, unless all are wanted.
+  set = SetOfSizes({100, 100 * kMergeRatio + 1, (100 * kMergeRatio + 1) * kMergeRatio + 1}, memory_);
+  EXPECT_FALSE(PickMerge(set, 8, false, &a, &b));
+  ASSERT_TRUE(PickMerge(set, 8, true, &a, &b));
+  EXPECT_EQ(std::minmax(a, b), std::minmax(size_t{0}, size_t{1})) << "the two smallest";
+  // Too many runs: the two smallest are merged even though no two are close.
+  EXPECT_TRUE(PickMerge(set, 2, false, &a, &b));
+  EXPECT_FALSE(PickMerge(SetOfSizes({5}, memory_), 1, true, &a, &b)) << "one run: nothing to merge";
 }
 
 }  // namespace

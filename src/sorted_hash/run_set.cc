@@ -44,11 +44,13 @@ bool PickMerge(const RunSet& set, uint32_t max_runs, bool all, size_t* a, size_t
   std::iota(order.begin(), order.end(), 0);
   std::sort(order.begin(), order.end(),
             [&](size_t x, size_t y) { return set.runs[x]->size() < set.runs[y]->size(); });
-  // The smallest pair of neighbours in size within a factor of two: merging
-  // small, similar runs first keeps the work per entry logarithmic, like a
-  // binary counter.
+  // The smallest pair of neighbours in size within kMergeRatio: merging
+  // small, similar runs first keeps the work per entry logarithmic. A ratio
+  // of 4 rather than 2 leaves fewer runs for a seek to search (about 3
+  // instead of 4 while 600K entries join a 1M-entry run in cuts of 4096) for
+  // about the same copying (9.4 against 10 copies per entry).
   for (size_t i = 0; i + 1 < n; ++i) {
-    if (set.runs[order[i + 1]]->size() <= 2 * set.runs[order[i]]->size()) {
+    if (set.runs[order[i + 1]]->size() <= kMergeRatio * set.runs[order[i]]->size()) {
       *a = order[i];
       *b = order[i + 1];
       return true;

@@ -68,10 +68,14 @@ class RunSetHolder {
   std::atomic<uint64_t> version_{0};       // current_->version; written under mu_
 };
 
+// Runs within this factor of each other in size are merged.
+inline constexpr size_t kMergeRatio = 4;
+
 // The merge the background worker should do next in `set`, as the indexes of
 // two runs, or false if the set is in shape: at most max_runs runs, and each
-// run more than twice the size of the next smaller one (so at most
-// log2(entries / smallest run) runs). With `all`, any two runs while there are two.
+// run more than kMergeRatio times the size of the next smaller one (so at
+// most log_kMergeRatio(entries / smallest run) + 1 runs). With `all`, any two
+// runs while there are two.
 bool PickMerge(const RunSet& set, uint32_t max_runs, bool all, size_t* a, size_t* b);
 
 }  // namespace memrep::sorted_hash
