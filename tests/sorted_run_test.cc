@@ -137,7 +137,7 @@ TEST_P(SortedRunLayoutTest, MergingCursorOverManySourcesMatchesOneSortedArray) {
   std::mt19937 rng(1);
   std::vector<std::vector<RunSlot>> sources(5);
   std::vector<RunSlot> all;
-  for (int i = 0; i < 500; ++i) {
+  for (int i = 0; i < 5000; ++i) {
     RunSlot s = MakeSlot(order_, Entry(testing::NumberKey(rng() % 1000000), i));
     sources[rng() % 5].push_back(s);
     all.push_back(s);
@@ -153,6 +153,26 @@ TEST_P(SortedRunLayoutTest, MergingCursorOverManySourcesMatchesOneSortedArray) {
   size_t i = 0;
   for (cursor.SeekToFirst(); cursor.Valid(); cursor.Next()) ASSERT_EQ(cursor.entry(), all[i++].entry);
   EXPECT_EQ(i, all.size());
+  // Seek and SeekForPrev (searched step by step across the sources) land
+  // where a search of the one sorted array does, for keys present and absent.
+  for (int k = 0; k < 300; ++k) {
+    const std::string key = testing::InternalKey(testing::NumberKey(rng() % 1000000), rng() % 600);
+    size_t lower = 0, upper = 0;
+    for (const RunSlot& s : all) {
+      if (order_.CompareEntryToKey(s.entry, key) < 0) ++lower;
+      if (order_.CompareEntryToKey(s.entry, key) <= 0) ++upper;
+    }
+    cursor.Seek(key);
+    ASSERT_EQ(cursor.Valid(), lower < all.size());
+    if (lower < all.size()) {
+      ASSERT_EQ(cursor.entry(), all[lower].entry);
+    }
+    cursor.SeekForPrev(key);
+    ASSERT_EQ(cursor.Valid(), upper > 0);
+    if (upper > 0) {
+      ASSERT_EQ(cursor.entry(), all[upper - 1].entry);
+    }
+  }
   // Zig-zag: Next then Prev returns to the same entry at every position.
   cursor.SeekToFirst();
   for (size_t j = 0; j + 1 < all.size(); ++j) {

@@ -32,18 +32,28 @@ void MergingCursor::SeekToLast() {
   PickLargest();
 }
 
-void MergingCursor::Seek(std::string_view internal_key) {
+void MergingCursor::SeekAll(std::string_view internal_key, bool upper) {
+  // Step by step across the sources (see SortedRun::Locate): each source's
+  // misses overlap the others' instead of adding up.
   const Target target(order_, internal_key);
-  for (Source& s : sources_) MoveTo(s, static_cast<ptrdiff_t>(s.run->LowerBound(order_, target)));
+  for (Source& s : sources_) s.range = s.run->Locate(target);
+  for (Source& s : sources_) s.range = s.run->Narrow(target, s.range);
+  for (Source& s : sources_) s.run->PrefetchEntries(s.range);
+  for (Source& s : sources_) {
+    const size_t bound = s.run->Bound(order_, target, s.range, upper);
+    // Seek rests on the first entry >= the key; SeekForPrev on the last <= it.
+    MoveTo(s, static_cast<ptrdiff_t>(bound) - (upper ? 1 : 0));
+  }
+}
+
+void MergingCursor::Seek(std::string_view internal_key) {
+  SeekAll(internal_key, false);
   forward_ = true;
   PickSmallest();
 }
 
 void MergingCursor::SeekForPrev(std::string_view internal_key) {
-  const Target target(order_, internal_key);
-  for (Source& s : sources_) {
-    MoveTo(s, static_cast<ptrdiff_t>(s.run->UpperBound(order_, target)) - 1);
-  }
+  SeekAll(internal_key, true);
   forward_ = false;
   PickLargest();
 }

@@ -5,9 +5,10 @@
 // on its first slot greater than the current entry; moving backward, on its
 // last slot smaller than it. Entries are distinct across sources, so a change
 // of direction moves each other source by exactly one slot.
-// Cost: Seek is one binary search per source (on prefixes or fences); Next and Prev compare the
-// K source heads (K is small: about max_runs + 1), by their cached prefixes
-// first.
+// Cost: Seek is one binary search per source (on prefixes or fences), done
+// step by step across the sources so that their cache misses overlap; Next
+// and Prev compare the K source heads (K is small: about max_runs + 1), by
+// their cached prefixes first.
 #pragma once
 
 #include <cstddef>
@@ -31,7 +32,7 @@ class MergingCursor {
 
   // REQUIRES: `run` outlives the cursor's use of it.
   void AddSource(const SortedRun* run) {
-    if (run->size() > 0) sources_.push_back(Source{run, static_cast<ptrdiff_t>(run->size()), 0, 0});
+    if (run->size() > 0) sources_.push_back(Source{run, static_cast<ptrdiff_t>(run->size()), 0, 0, {}});
   }
 
   bool Valid() const { return current_ >= 0; }
@@ -50,6 +51,7 @@ class MergingCursor {
     ptrdiff_t n;
     ptrdiff_t pos;    // -1 or n: exhausted in that direction
     uint64_t prefix;  // of the entry at pos, when pos is in range
+    SortedRun::Range range;  // a search in progress (SeekAll)
   };
   static const char* Entry(const Source& s) { return s.run->entries()[s.pos]; }
   static bool InRange(const Source& s) { return s.pos >= 0 && s.pos < s.n; }
@@ -63,6 +65,9 @@ class MergingCursor {
     if (a.prefix != b.prefix) return a.prefix < b.prefix ? -1 : 1;
     return order_.CompareEntries(Entry(a), Entry(b));
   }
+  // Positions every source on its first entry >= the key, or with `upper`
+  // on its last entry <= it.
+  void SeekAll(std::string_view internal_key, bool upper);
   void PickSmallest();
   void PickLargest();
 

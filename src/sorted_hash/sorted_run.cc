@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "util/thread_slot.h"
+
 namespace memrep::sorted_hash {
 
 void SortSlots(const format::KeyOrder& order, std::vector<RunSlot>* slots) {
@@ -106,8 +108,6 @@ size_t SortedRun::KeyBound(const std::vector<uint64_t>& keys, uint64_t p, bool u
   };
   size_t lo = 0, hi = keys.size();
   if (!top_.empty()) {
-    // top_[j] = keys[j * kTopStride]: the answer is after sample j - 1 (which
-    // fails the bound) and at or before sample j (which meets it, if any).
     const size_t j = static_cast<size_t>(bound(top_.begin(), top_.end()) - top_.begin());
     lo = j == 0 ? 0 : (j - 1) * kTopStride + 1;
     hi = std::min(keys.size(), j * kTopStride);
@@ -115,39 +115,60 @@ size_t SortedRun::KeyBound(const std::vector<uint64_t>& keys, uint64_t p, bool u
   return static_cast<size_t>(bound(keys.begin() + lo, keys.begin() + hi) - keys.begin());
 }
 
-void SortedRun::KeyRange(const std::vector<uint64_t>& keys, uint64_t p, size_t* lo,
-                         size_t* hi) const {
-  *lo = KeyBound(keys, p, false);
+SortedRun::Range SortedRun::Locate(const Target& target) const {
+  const std::vector<uint64_t>& keys = this->keys();
+  if (top_.empty()) return Range{0, keys.size()};
+  // top_[j] = keys[j * kTopStride]: the first key >= the prefix is after
+  // sample j - 1 (which is smaller) and at or before sample j (if any).
+  const size_t j =
+      static_cast<size_t>(std::lower_bound(top_.begin(), top_.end(), target.prefix) - top_.begin());
+  const Range window{j == 0 ? 0 : (j - 1) * kTopStride + 1, std::min(keys.size(), j * kTopStride)};
+  // A few cache lines: asked for at once rather than missed on probe by probe.
+  for (size_t k = window.lo; k < window.hi; k += util::kCacheLine / sizeof(uint64_t)) {
+    __builtin_prefetch(&keys[k]);
+  }
+  return window;
+}
+
+SortedRun::Range SortedRun::Narrow(const Target& target, Range window) const {
+  const std::vector<uint64_t>& keys = this->keys();
+  const uint64_t p = target.prefix;
+  const size_t first =
+      static_cast<size_t>(std::lower_bound(keys.begin() + window.lo, keys.begin() + window.hi, p) -
+                          keys.begin());
   // Keys rarely tie: step over the few equal to p, and search for the end
   // only when there are more.
   constexpr size_t kSteps = 4;
-  const size_t stop = std::min(keys.size(), *lo + kSteps);
-  size_t i = *lo;
-  while (i < stop && keys[i] == p) ++i;
-  *hi = i < stop || i == keys.size() ? i : KeyBound(keys, p, true);
-}
-
-void SortedRun::Narrow(const Target& target, size_t* lo, size_t* hi) const {
-  if (!prefixes_.empty() || entries_.empty()) {
-    // Every prefix is at hand: only entries with the target's prefix need a look.
-    KeyRange(prefixes_, target.prefix, lo, hi);
-    return;
+  const size_t stop = std::min(keys.size(), first + kSteps);
+  size_t last = first;
+  while (last < stop && keys[last] == p) ++last;
+  if (last == stop && last < keys.size()) last = KeyBound(keys, p, true);
+  Range range{first, last};
+  if (prefixes_.empty()) {
+    // Fences: blocks before the first fence >= p, except the last of them,
+    // hold only smaller prefixes; blocks from the first fence > p on hold
+    // only larger ones.
+    range = Range{first == 0 ? 0 : (first - 1) * kFenceStride, std::min(size(), last * kFenceStride)};
   }
-  // Blocks before the first fence >= the target's prefix, except the last of
-  // them, hold only smaller prefixes; blocks from the first fence > it on hold
-  // only larger ones.
-  size_t lo_block, hi_block;
-  KeyRange(fences_, target.prefix, &lo_block, &hi_block);
-  *lo = lo_block == 0 ? 0 : (lo_block - 1) * kFenceStride;
-  *hi = std::min(size(), hi_block * kFenceStride);
+  if (range.hi > range.lo) __builtin_prefetch(&entries_[range.lo]);
+  return range;
 }
 
-size_t SortedRun::LowerBound(const format::KeyOrder& order, const Target& target) const {
-  size_t lo, hi;
-  Narrow(target, &lo, &hi);
+void SortedRun::PrefetchEntries(Range range) const {
+  // A narrowed range is a block or two: its entries are fetched together, so
+  // the search over them waits for about one miss instead of one per probe.
+  constexpr size_t kMaxPrefetch = 2 * kFenceStride;
+  if (range.hi - range.lo > kMaxPrefetch) return;
+  for (size_t i = range.lo; i < range.hi; ++i) __builtin_prefetch(entries_[i]);
+}
+
+size_t SortedRun::Bound(const format::KeyOrder& order, const Target& target, Range range,
+                        bool upper) const {
+  size_t lo = range.lo, hi = range.hi;
   while (lo < hi) {
     const size_t mid = lo + (hi - lo) / 2;
-    if (order.CompareEntryToKey(entries_[mid], target.internal_key) < 0) {
+    const int c = order.CompareEntryToKey(entries_[mid], target.internal_key);
+    if (c < 0 || (upper && c == 0)) {
       lo = mid + 1;
     } else {
       hi = mid;
@@ -156,18 +177,10 @@ size_t SortedRun::LowerBound(const format::KeyOrder& order, const Target& target
   return lo;
 }
 
-size_t SortedRun::UpperBound(const format::KeyOrder& order, const Target& target) const {
-  size_t lo, hi;
-  Narrow(target, &lo, &hi);
-  while (lo < hi) {
-    const size_t mid = lo + (hi - lo) / 2;
-    if (order.CompareEntryToKey(entries_[mid], target.internal_key) <= 0) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
-  return lo;
+size_t SortedRun::Search(const format::KeyOrder& order, const Target& target, bool upper) const {
+  const Range range = Narrow(target, Locate(target));
+  PrefetchEntries(range);
+  return Bound(order, target, range, upper);
 }
 
 }  // namespace memrep::sorted_hash

@@ -111,9 +111,29 @@ class SortedRun {
   }
 
   // First index whose entry is >= target (size() if none).
-  size_t LowerBound(const format::KeyOrder& order, const Target& target) const;
+  size_t LowerBound(const format::KeyOrder& order, const Target& target) const {
+    return Search(order, target, false);
+  }
   // First index whose entry is > target (size() if none).
-  size_t UpperBound(const format::KeyOrder& order, const Target& target) const;
+  size_t UpperBound(const format::KeyOrder& order, const Target& target) const {
+    return Search(order, target, true);
+  }
+
+  // The same search in steps, for a caller that searches several runs: doing
+  // each step for every run before the next lets their cache misses overlap.
+  // Each step requests the memory the next one reads.
+  struct Range {
+    size_t lo, hi;
+  };
+  // 1: the part of the fences or prefixes that holds the target's prefix
+  // (through the top index).
+  Range Locate(const Target& target) const;
+  // 2: the entries that part leaves for the target.
+  Range Narrow(const Target& target, Range window) const;
+  // 3: requests those entries, if they are few.
+  void PrefetchEntries(Range range) const;
+  // 4: the first index in range whose entry is >= target (> with `upper`).
+  size_t Bound(const format::KeyOrder& order, const Target& target, Range range, bool upper) const;
 
  private:
   // A run's arrays while it is built, in order: every prefix, or a fence
@@ -133,16 +153,14 @@ class SortedRun {
   static bool KeepsPrefixes(Layout layout, size_t n) {
     return layout == Layout::kWithPrefixes || (layout == Layout::kAuto && n <= kPrefixedRunMax);
   }
-  // The index range [*lo, *hi) that the fences or prefixes leave for the target.
-  void Narrow(const Target& target, size_t* lo, size_t* hi) const;
+  size_t Search(const format::KeyOrder& order, const Target& target, bool upper) const;
+  // The array a search narrows by: every prefix, or the fences.
+  const std::vector<uint64_t>& keys() const { return prefixes_.empty() ? fences_ : prefixes_; }
   // Fills top_ from the fences or prefixes (none for small runs).
   void BuildTop();
   // The first index of keys (the fences or prefixes) >= p, or > p with
   // `upper`, searching top_ first.
   size_t KeyBound(const std::vector<uint64_t>& keys, uint64_t p, bool upper) const;
-  // [KeyBound(keys, p, false), KeyBound(keys, p, true)), with one search
-  // when few keys equal p.
-  void KeyRange(const std::vector<uint64_t>& keys, uint64_t p, size_t* lo, size_t* hi) const;
 
   std::vector<const char*> entries_;
   std::vector<uint64_t> fences_;    // kFenced: fences_[j] = prefix of entries_[j * kFenceStride]
