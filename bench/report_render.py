@@ -221,8 +221,9 @@ def section_db_bench(doc):
            f"{doc.get('machine', {}).get('rocksdb_packages', {}).get('rocksdb-tools') or '?'}),"
            f" `{data.DB_BASELINE}` vs `{data.DB_CANDIDATE}` (the plugin, `LD_PRELOAD`), one "
            "db_bench process per (workload, rep, repetition), reps alternating. WAL off, no "
-           "compression, 16-byte keys, 100-byte values, a 256 MiB write buffer (1M entries "
-           "fit in one memtable). Each read workload fills the DB first (fillrandom).\n"]
+           "compression, 16-byte keys, 100-byte values, a write buffer that keeps every "
+           "entry of a run in one memtable (see write_buffer_size below). Each read "
+           "workload fills the DB first (fillrandom).\n"]
     got = data.db_summary(doc)
     if got is None:
         if db.get("status") == "failed":

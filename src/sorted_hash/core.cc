@@ -94,18 +94,19 @@ Core::Tail Core::BuildTail(const RunSet& set) {
 }
 
 std::shared_ptr<const SortedRun> Core::Seal(const Tail& tail, const SortedRun* more) const {
-  // Merged smallest first, so each merge's output is about the size of the
-  // next level; the last merge builds the run in the default layout.
+  // Smallest first, so each merge's output is about the size of the next
+  // part; the last merge builds the run in the default layout (a lone part
+  // is merged with nothing for that).
   std::vector<const SortedRun*> parts;
   if (more != nullptr && more->size() > 0) parts.push_back(more);
   for (auto it = tail.levels.rbegin(); it != tail.levels.rend(); ++it) parts.push_back(it->get());
   const SortedRun empty(std::vector<RunSlot>{}, run_memory);
-  if (parts.size() < 2) return SortedRun::Merge(order, parts.empty() ? empty : *parts[0], empty, run_memory);
+  while (parts.size() < 2) parts.push_back(&empty);
   std::shared_ptr<const SortedRun> run;
   for (size_t i = 1; i < parts.size(); ++i) {
-    const auto layout =
-        i + 1 == parts.size() ? SortedRun::Layout::kAuto : SortedRun::Layout::kWithPrefixes;
-    run = SortedRun::Merge(order, i == 1 ? *parts[0] : *run, *parts[i], run_memory, layout);
+    const bool last = i + 1 == parts.size();
+    run = SortedRun::Merge(order, i == 1 ? *parts[0] : *run, *parts[i], run_memory,
+                           last ? SortedRun::Layout::kAuto : SortedRun::Layout::kWithPrefixes);
   }
   return run;
 }
