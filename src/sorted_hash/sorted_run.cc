@@ -102,19 +102,6 @@ void SortedRun::BuildTop() {
   for (size_t j = 0; j < keys.size(); j += kTopStride) top_.push_back(keys[j]);
 }
 
-size_t SortedRun::KeyBound(const std::vector<uint64_t>& keys, uint64_t p, bool upper) const {
-  auto bound = [upper, p](auto first, auto last) {
-    return upper ? std::upper_bound(first, last, p) : std::lower_bound(first, last, p);
-  };
-  size_t lo = 0, hi = keys.size();
-  if (!top_.empty()) {
-    const size_t j = static_cast<size_t>(bound(top_.begin(), top_.end()) - top_.begin());
-    lo = j == 0 ? 0 : (j - 1) * kTopStride + 1;
-    hi = std::min(keys.size(), j * kTopStride);
-  }
-  return static_cast<size_t>(bound(keys.begin() + lo, keys.begin() + hi) - keys.begin());
-}
-
 SortedRun::Range SortedRun::Locate(const Target& target) const {
   const std::vector<uint64_t>& keys = this->keys();
   if (top_.empty()) return Range{0, keys.size()};
@@ -137,12 +124,14 @@ SortedRun::Range SortedRun::Narrow(const Target& target, Range window) const {
       static_cast<size_t>(std::lower_bound(keys.begin() + window.lo, keys.begin() + window.hi, p) -
                           keys.begin());
   // Keys rarely tie: step over the few equal to p, and search for the end
-  // only when there are more.
+  // only when there are more (a custom comparator's keys are all 0).
   constexpr size_t kSteps = 4;
   const size_t stop = std::min(keys.size(), first + kSteps);
   size_t last = first;
   while (last < stop && keys[last] == p) ++last;
-  if (last == stop && last < keys.size()) last = KeyBound(keys, p, true);
+  if (last == stop && last < keys.size()) {
+    last = static_cast<size_t>(std::upper_bound(keys.begin() + last, keys.end(), p) - keys.begin());
+  }
   Range range{first, last};
   if (prefixes_.empty()) {
     // Fences: blocks before the first fence >= p, except the last of them,

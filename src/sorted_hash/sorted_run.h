@@ -158,9 +158,6 @@ class SortedRun {
   const std::vector<uint64_t>& keys() const { return prefixes_.empty() ? fences_ : prefixes_; }
   // Fills top_ from the fences or prefixes (none for small runs).
   void BuildTop();
-  // The first index of keys (the fences or prefixes) >= p, or > p with
-  // `upper`, searching top_ first.
-  size_t KeyBound(const std::vector<uint64_t>& keys, uint64_t p, bool upper) const;
 
   std::vector<const char*> entries_;
   std::vector<uint64_t> fences_;    // kFenced: fences_[j] = prefix of entries_[j * kFenceStride]
