@@ -5,11 +5,6 @@
 #include "util/background_worker.h"
 
 namespace memrep::sorted_hash {
-namespace {
-// How often the worker looks again while a rep has unsorted entries or
-// several runs: once nothing arrives for a period, the rep is made one run.
-constexpr std::chrono::milliseconds kRecheckPeriod{10};
-}  // namespace
 
 void Core::Schedule(bool delayed) {
   // relaxed load first: the common "already queued" case stays a shared read.
@@ -142,16 +137,10 @@ void Core::Background() {
   // release: a request made after this point queues a new task.
   scheduled_.store(false, std::memory_order_release);
   const bool is_frozen = frozen.load(std::memory_order_acquire);
-  const uint64_t count = write_list.Count();
-  const auto now = std::chrono::steady_clock::now();
-  if (count != last_seen_count_) {
-    last_seen_count_ = count;
-    last_change_ = now;
-  }
-  // Idle: no insert for a whole recheck period. Two tasks can run back to
-  // back between two inserts of a busy writer, so an unchanged count alone
-  // does not mean that writes have stopped.
-  const bool idle = is_frozen || now - last_change_ >= kRecheckPeriod;
+  // Idle: no insert for a whole recheck period (not merely since the last
+  // task, which may have run a moment ago between two inserts).
+  const bool idle =
+      is_frozen || quiet_.Quiet(write_list.Count(), std::chrono::steady_clock::now());
   const bool more = CutAndMerge(idle);
   {
     std::lock_guard<std::mutex> lock(task_mu_);

@@ -15,6 +15,7 @@
 #include "memrep/sorted_hash.h"
 #include "sorted_hash/run_set.h"
 #include "sorted_hash/write_list.h"
+#include "util/quiet_detector.h"
 
 namespace memrep::sorted_hash {
 
@@ -94,10 +95,11 @@ class Core : public std::enable_shared_from_this<Core> {
   bool closing_ = false;               // GUARDED_BY(task_mu_)
   bool running_ = false;               // GUARDED_BY(task_mu_)
   std::atomic<bool> stop_merging_{false};  // closing_, readable without the lock
-  // Background tasks only (they never overlap): the insert count they last
-  // saw, and when it last changed.
-  uint64_t last_seen_count_ = 0;
-  std::chrono::steady_clock::time_point last_change_{};
+  // How often the worker looks again while a rep has unsorted entries or
+  // several runs: once nothing arrives for a period, the rep is made one run.
+  static constexpr std::chrono::milliseconds kRecheckPeriod{10};
+  // Whether inserts have paused; background tasks only (they never overlap).
+  util::QuietDetector quiet_{kRecheckPeriod};
 };
 
 }  // namespace memrep::sorted_hash
