@@ -62,12 +62,10 @@ Core::Tail Core::BuildTail(const RunSet& set) {
     const SortedRun fresh(delta, run_memory);
     std::shared_ptr<const SortedRun> sealed = Seal(tail, &fresh);
     tail.levels.assign(1, std::move(sealed));
-    tail.entries = tail.levels[0]->size();
     return tail;
   }
   if (!delta.empty()) {
     constexpr auto kWithPrefixes = SortedRun::Layout::kWithPrefixes;
-    tail.entries += delta.size();
     tail.levels.push_back(std::make_shared<const SortedRun>(delta, run_memory, kWithPrefixes));
     // Restore the ratio between levels: the smallest two merge while the
     // smaller is more than 1/kTailRatio of the bigger.

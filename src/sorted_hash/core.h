@@ -47,8 +47,11 @@ class Core : public std::enable_shared_from_this<Core> {
     uint64_t covered_entries = 0;  // orders the tails of different cuts
     WriteList::Heads heads{};
     std::vector<std::shared_ptr<const SortedRun>> levels;
-    size_t entries = 0;  // the sum of the levels' sizes
-    size_t size() const { return entries; }
+    size_t size() const {
+      size_t n = 0;
+      for (const auto& level : levels) n += level->size();
+      return n;
+    }
   };
 
   // What an iterator reads: the runs of a RunSet and the tail after it.

@@ -96,7 +96,7 @@ std::shared_ptr<const SortedRun> SortedRun::Merge(const format::KeyOrder& order,
 }
 
 void SortedRun::BuildTop() {
-  const std::vector<uint64_t>& keys = prefixes_.empty() ? fences_ : prefixes_;
+  const std::vector<uint64_t>& keys = this->keys();
   if (keys.size() < 4 * kTopStride) return;
   top_.reserve((keys.size() + kTopStride - 1) / kTopStride);
   for (size_t j = 0; j < keys.size(); j += kTopStride) top_.push_back(keys[j]);

@@ -74,7 +74,8 @@ class SortedRun {
   static constexpr size_t kMaxBytesPerEntry = sizeof(const char*) + sizeof(uint64_t) / kFenceStride;
   // Every kTopStride-th fence or prefix is copied into a small top index, so
   // a search touches a few cache lines of the big array instead of ~log2 of
-  // them; it costs under 1/32 byte per entry (MemoryUsage charges it).
+  // them; it costs 1/32 byte per entry of a fenced run and 1/8 of one that
+  // keeps its prefixes (MemoryUsage charges it).
   static constexpr size_t kTopStride = 64;
   // Bytes per entry of a run that keeps every prefix.
   static constexpr size_t kBytesPerEntryWithPrefixes = sizeof(const char*) + sizeof(uint64_t);
