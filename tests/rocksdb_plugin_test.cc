@@ -157,7 +157,7 @@ TEST_F(PluginDbTest, OptionsFileRoundTrips) {
 }
 
 TEST_F(PluginDbTest, HashIndexIsSizedFromTheWriteBufferAndCharged) {
-  // One 8-byte bucket per 256 bytes of write buffer, reported to RocksDB as
+  // One 4-byte bucket per 256 bytes of write buffer, reported to RocksDB as
   // memtable memory, so it counts toward the flush trigger.
   for (uint64_t mib : {16, 128}) {
     rdb::Options options;
@@ -169,7 +169,7 @@ TEST_F(PluginDbTest, HashIndexIsSizedFromTheWriteBufferAndCharged) {
     std::unique_ptr<rdb::DB> db(raw);
     uint64_t size = 0;
     ASSERT_TRUE(db->GetIntProperty("rocksdb.cur-size-active-mem-table", &size));
-    const uint64_t bucket_bytes = (mib << 20) / 256 * 8;
+    const uint64_t bucket_bytes = (mib << 20) / 256 * 4;
     EXPECT_GE(size, bucket_bytes) << mib << " MiB";
     EXPECT_LT(size, bucket_bytes + (4 << 20)) << mib << " MiB";
     db.reset();

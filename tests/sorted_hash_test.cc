@@ -1,5 +1,6 @@
 // Behaviour particular to the sorted hash rep: its runs, its background work
 // and its memory accounting.
+#include "sorted_hash/node.h"
 #include "sorted_hash/sorted_hash_rep.h"
 #include "sorted_hash/sorted_run.h"
 
@@ -89,17 +90,21 @@ TEST(SortedHash, MemoryUsageChargesRunsInAdvanceAndNeverGrowsAfterFreeze) {
   o.background_cut = 64;
   o.seal_threshold = 500;
   SortedHashRep rep(o, RepContext{&arena, nullptr});
-  EXPECT_EQ(rep.MemoryUsage(), 4096 * sizeof(void*));
+  constexpr size_t kBuckets = 4096 * sizeof(NodeRef);
+  EXPECT_EQ(rep.MemoryUsage(), kBuckets) << "no node yet";
   size_t most_run_bytes = 0;
   for (int i = 0; i < 3000; ++i) {
     ASSERT_TRUE(rep.Insert(MakeEntry(&rep, NumberKey(i * 7919 % 3000), 1, 1, "v")));
     if (i % 100 == 0) rep.NewIterator()->SeekToFirst();
     most_run_bytes = std::max(most_run_bytes, rep.RunBytes());
-    ASSERT_LE(rep.RunBytes(), rep.MemoryUsage() - 4096 * sizeof(void*));
+    ASSERT_LE(rep.RunBytes(), rep.MemoryUsage() - kBuckets - rep.NodeBytes());
   }
   EXPECT_GT(most_run_bytes, 0u);
+  // Each node: an 8-byte header and its entry, in whole region units.
+  const size_t entry_bytes = EncodedEntrySize(NumberKey(0).size(), 1);
+  EXPECT_GE(rep.NodeBytes(), 3000 * (sizeof(Node) + entry_bytes));
   const size_t at_freeze = rep.MemoryUsage();
-  EXPECT_EQ(at_freeze, 4096 * sizeof(void*) + 3000 * 2 * SortedRun::kMaxBytesPerEntry +
+  EXPECT_EQ(at_freeze, rep.NodeBytes() + kBuckets + 3000 * 2 * SortedRun::kMaxBytesPerEntry +
                            3000 * 2 *
                                (SortedRun::kBytesPerEntryWithPrefixes -
                                 SortedRun::kMaxBytesPerEntry) +
@@ -113,7 +118,7 @@ TEST(SortedHash, MemoryUsageChargesRunsInAdvanceAndNeverGrowsAfterFreeze) {
   }
   WaitForRuns(rep, 1);
   EXPECT_EQ(rep.MemoryUsage(), at_freeze);
-  EXPECT_LE(rep.RunBytes(), at_freeze - 4096 * sizeof(void*));
+  EXPECT_LE(rep.RunBytes(), at_freeze - kBuckets - rep.NodeBytes());
 }
 
 TEST(SortedHash, ALargeUnsortedTailIsChargedLikeARun) {
@@ -237,7 +242,7 @@ TEST(SortedHash, CreatingARepTouchesNoBucketMemory) {
   std::vector<std::unique_ptr<SortedHashRep>> reps;
   for (int i = 0; i < 16; ++i) reps.push_back(std::make_unique<SortedHashRep>(o, RepContext{&arena, nullptr}));
   const size_t grown = ResidentBytes() - before;
-  EXPECT_EQ(reps[0]->MemoryUsage(), (size_t{8} << 20) * sizeof(void*)) << "reported in full";
+  EXPECT_EQ(reps[0]->MemoryUsage(), (size_t{8} << 20) * sizeof(NodeRef)) << "reported in full";
   EXPECT_LT(grown, size_t{256} << 20) << "buckets must not be touched at creation";
 }
 

@@ -14,10 +14,10 @@
 namespace memrep {
 
 struct SortedHashOptions {
-  // Hash buckets, 8 bytes each, rounded up to a power of two. 0 derives the
+  // Hash buckets, 4 bytes each, rounded up to a power of two. 0 derives the
   // count from write_buffer_size: one bucket per kWriteBufferBytesPerBucket
   // bytes of memtable, so a full memtable of ~150-byte entries has chains of
-  // about two, and the index costs 1/32 of the write buffer.
+  // about two, and the index costs 1/64 of the write buffer.
   uint64_t bucket_count = 0;
   static constexpr uint64_t kWriteBufferBytesPerBucket = 256;
 
@@ -39,15 +39,22 @@ struct SortedHashOptions {
   uint32_t max_runs = 8;
 
   // Limits on the values above, checked by Validate().
-  static constexpr uint64_t kMaxBucketCount = uint64_t{1} << 30;  // 8 GiB of buckets
+  static constexpr uint64_t kMaxBucketCount = uint64_t{1} << 30;  // 4 GiB of buckets
   static constexpr uint64_t kDefaultWriteBufferSize = uint64_t{64} << 20;
   static constexpr uint64_t kMinWriteBufferSize = uint64_t{4} << 10;
-  static constexpr uint64_t kMaxWriteBufferSize = uint64_t{1} << 40;
+  // A rep holds at most 32 GiB of entries (its node region); half of that
+  // leaves room for a memtable that overshoots its size.
+  static constexpr uint64_t kMaxWriteBufferSize = uint64_t{16} << 30;
   static constexpr uint32_t kMaxRuns = 64;
   static constexpr uint32_t kMaxThreshold = uint32_t{1} << 24;
 
   // OK, or InvalidArgument naming the bad field, its value and the allowed range.
   Status Validate() const;
+
+  // write_buffer_size, or kDefaultWriteBufferSize for 0.
+  uint64_t EffectiveWriteBufferSize() const {
+    return write_buffer_size != 0 ? write_buffer_size : kDefaultWriteBufferSize;
+  }
 
   // The bucket count the rep will use: a power of two.
   uint64_t EffectiveBucketCount() const;

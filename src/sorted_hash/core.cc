@@ -29,7 +29,7 @@ void Core::Close() {
 
 std::vector<RunSlot> Core::CollectTail(const RunSet& set, const WriteList::Heads& heads) const {
   std::vector<RunSlot> tail;
-  WriteList::ForEachBetween(heads, set.covered,
+  WriteList::ForEachBetween(region, heads, set.covered,
                             [&](const Node* n) { tail.push_back(MakeSlot(order, n->entry())); });
   return tail;
 }
@@ -46,7 +46,7 @@ Core::Tail Core::BuildTail(const RunSet& set) {
   if (tail.covered == set.covered && tail.heads == heads) return tail;
   std::vector<RunSlot> delta;
   if (tail.covered == set.covered) {
-    WriteList::ForEachBetween(heads, tail.heads,
+    WriteList::ForEachBetween(region, heads, tail.heads,
                               [&](const Node* n) { delta.push_back(MakeSlot(order, n->entry())); });
   } else {
     delta = CollectTail(set, heads);

@@ -22,10 +22,14 @@ namespace memrep::sorted_hash {
 class Core : public std::enable_shared_from_this<Core> {
  public:
   Core(const SortedHashOptions& options, const UserKeyComparator* comparator)
-      : options(options), order(comparator) {}
+      : options(options),
+        order(comparator),
+        region(NodeRegion::ChunkBytesFor(options.EffectiveWriteBufferSize())) {}
 
   const SortedHashOptions options;
   const format::KeyOrder order;
+  // Every node; freed with the core, after the last task and iterator.
+  NodeRegion region;
   WriteList write_list;
   RunSetHolder runs;
   const MemoryCounter run_memory = std::make_shared<std::atomic<int64_t>>(0);

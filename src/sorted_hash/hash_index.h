@@ -1,10 +1,11 @@
 // HashIndex: a fixed array of buckets, each the head of a lock-free singly
 // linked chain of nodes kept in internal-key order.
 //
-//   buckets: [ Node* ][ Node* ] ...  8 bytes each, power-of-two count,
+//   buckets: [ NodeRef ][ NodeRef ] ...  4 bytes each, power-of-two count,
 //            fresh anonymous mmap: zero pages the kernel maps on first
 //            touch, so creating an index touches no memory.
-//   chain:   bucket -> n1 -> n2 -> ... (ascending internal key)
+//   chain:   bucket -> n1 -> n2 -> ... (ascending internal key; links are
+//            NodeRefs into the rep's NodeRegion)
 //
 // Thread safety: Insert may run from many threads at once; Find and Next run
 // concurrently with them and take no lock.
@@ -34,46 +35,49 @@ namespace memrep::sorted_hash {
 
 class HashIndex {
  public:
-  explicit HashIndex(uint64_t bucket_count) : mask_(bucket_count - 1) {
+  HashIndex(uint64_t bucket_count, const NodeRegion* region)
+      : mask_(bucket_count - 1), region_(*region) {
     void* p = ::mmap(nullptr, bytes(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) throw std::bad_alloc();
-    buckets_ = static_cast<Node**>(p);
+    buckets_ = static_cast<NodeRef*>(p);
   }
   ~HashIndex() { ::munmap(buckets_, bytes()); }
   HashIndex(const HashIndex&) = delete;
   HashIndex& operator=(const HashIndex&) = delete;
 
-  size_t bytes() const { return (mask_ + 1) * sizeof(Node*); }
+  size_t bytes() const { return (mask_ + 1) * sizeof(NodeRef); }
 
   // Links `node` into its chain. Returns false, linking nothing, if a node
   // with the same user key and sequence is present.
   bool Insert(const format::KeyOrder& order, Node* node) {
     uint64_t tag;
     const std::string_view user_key = format::EntryUserKey(node->entry(), &tag);
-    std::atomic_ref<Node*> bucket(buckets_[util::Hash(user_key) & mask_]);
+    const NodeRef ref = region_.RefOf(node);
+    std::atomic_ref<NodeRef> bucket(buckets_[util::Hash(user_key) & mask_]);
     Node* prev = nullptr;
     for (;;) {
       // acquire: pairs with the release CAS that published `next`.
-      Node* next = prev == nullptr ? bucket.load(std::memory_order_acquire)
-                                   : prev->bucket_next.load(std::memory_order_acquire);
-      while (next != nullptr) {
+      NodeRef next = prev == nullptr ? bucket.load(std::memory_order_acquire)
+                                     : prev->bucket_next.load(std::memory_order_acquire);
+      while (next != 0) {
+        Node* next_node = NodeAt(region_, next);
         uint64_t next_tag;
-        const std::string_view next_key = format::EntryUserKey(next->entry(), &next_tag);
+        const std::string_view next_key = format::EntryUserKey(next_node->entry(), &next_tag);
         const int c = order.Compare(next_key, next_tag, user_key, tag);
         if (c == 0) return false;
         if (c > 0) break;
-        prev = next;
-        next = next->bucket_next.load(std::memory_order_acquire);
+        prev = next_node;
+        next = prev->bucket_next.load(std::memory_order_acquire);
       }
       // relaxed: node is not yet visible; the CAS below releases it.
       node->bucket_next.store(next, std::memory_order_relaxed);
       // release: publishes the node's entry and bucket_next to readers.
       // On failure a node was linked after prev (invariant 1): rescan from prev.
       bool linked = prev == nullptr
-                        ? bucket.compare_exchange_strong(next, node, std::memory_order_release,
+                        ? bucket.compare_exchange_strong(next, ref, std::memory_order_release,
                                                          std::memory_order_relaxed)
                         : prev->bucket_next.compare_exchange_strong(
-                              next, node, std::memory_order_release, std::memory_order_relaxed);
+                              next, ref, std::memory_order_release, std::memory_order_relaxed);
       if (linked) return true;
     }
   }
@@ -81,21 +85,22 @@ class HashIndex {
   // The first node of `user_key`'s chain whose entry is >= internal_key.
   const Node* Find(const format::KeyOrder& order, std::string_view internal_key) const {
     const std::string_view user_key = internal_key.substr(0, internal_key.size() - 8);
-    std::atomic_ref<Node*> bucket(buckets_[util::Hash(user_key) & mask_]);
-    const Node* node = bucket.load(std::memory_order_acquire);
+    std::atomic_ref<NodeRef> bucket(buckets_[util::Hash(user_key) & mask_]);
+    const Node* node = NodeAt(region_, bucket.load(std::memory_order_acquire));
     while (node != nullptr && order.CompareEntryToKey(node->entry(), internal_key) < 0) {
-      node = node->bucket_next.load(std::memory_order_acquire);
+      node = Next(node);
     }
     return node;
   }
 
-  static const Node* Next(const Node* node) {
-    return node->bucket_next.load(std::memory_order_acquire);
+  const Node* Next(const Node* node) const {
+    return NodeAt(region_, node->bucket_next.load(std::memory_order_acquire));
   }
 
  private:
   const uint64_t mask_;
-  Node** buckets_;  // accessed only through std::atomic_ref
+  const NodeRegion& region_;
+  NodeRef* buckets_;  // accessed only through std::atomic_ref
 };
 
 }  // namespace memrep::sorted_hash

@@ -1,25 +1,34 @@
 // Node: the sorted hash rep's per-entry header, placed in front of the entry in
-// the same allocation, so an insert costs one allocation.
+// the same allocation of the rep's NodeRegion, so an insert costs one
+// allocation and 8 bytes of header.
 //
-//   [ bucket_next (8) | list_next (8) | entry bytes ... ]
+//   [ bucket_next (4) | list_next (4) | entry bytes ... ]   links are NodeRefs
 #pragma once
 
 #include <atomic>
+
+#include "sorted_hash/node_region.h"
 
 namespace memrep::sorted_hash {
 
 struct Node {
   // The next node of the same hash bucket, in internal-key order. Written with
   // relaxed stores before the node is published, and only read after an
-  // acquire load of the pointer that published it.
-  std::atomic<Node*> bucket_next{nullptr};
+  // acquire load of the link that published it.
+  std::atomic<NodeRef> bucket_next{0};
   // The node pushed before this one on the same write-list shard. Plain: it is
   // written before the release CAS that publishes the node and never again.
-  Node* list_next = nullptr;
+  NodeRef list_next = 0;
 
   char* entry() { return reinterpret_cast<char*>(this + 1); }
   const char* entry() const { return reinterpret_cast<const char*>(this + 1); }
 };
-static_assert(sizeof(Node) == 16, "the header is two pointers");
+static_assert(sizeof(Node) == 8, "the header is two 4-byte links");
+static_assert(NodeRegion::kUnit % alignof(Node) == 0, "region units align nodes");
+
+// The node a reference names, or nullptr for 0.
+inline Node* NodeAt(const NodeRegion& region, NodeRef ref) {
+  return ref == 0 ? nullptr : reinterpret_cast<Node*>(region.At(ref));
+}
 
 }  // namespace memrep::sorted_hash

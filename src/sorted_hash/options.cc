@@ -39,8 +39,8 @@ Status SortedHashOptions::Validate() const {
 }
 
 uint64_t SortedHashOptions::EffectiveBucketCount() const {
-  const uint64_t buffer = write_buffer_size != 0 ? write_buffer_size : kDefaultWriteBufferSize;
-  uint64_t wanted = bucket_count != 0 ? bucket_count : buffer / kWriteBufferBytesPerBucket;
+  uint64_t wanted =
+      bucket_count != 0 ? bucket_count : EffectiveWriteBufferSize() / kWriteBufferBytesPerBucket;
   if (wanted < 1024) wanted = 1024;
   if (wanted > kMaxBucketCount) wanted = kMaxBucketCount;
   return std::bit_ceil(wanted);

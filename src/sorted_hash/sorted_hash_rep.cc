@@ -72,14 +72,13 @@ class Iterator final : public RepIterator {
 }  // namespace
 
 SortedHashRep::SortedHashRep(const SortedHashOptions& options, const RepContext& context)
-    : allocator_(context.allocator),
-      core_(std::make_shared<Core>(options, context.comparator)),
-      index_(options.EffectiveBucketCount()) {}
+    : core_(std::make_shared<Core>(options, context.comparator)),
+      index_(options.EffectiveBucketCount(), &core_->region) {}
 
 SortedHashRep::~SortedHashRep() { core_->Close(); }
 
 KeyHandle SortedHashRep::Allocate(size_t len, char** entry) {
-  char* memory = allocator_->AllocateAligned(sizeof(Node) + len);
+  char* memory = core_->region.At(core_->region.Allocate(sizeof(Node) + len));
   Node* node = new (memory) Node();
   *entry = node->entry();
   return node;
@@ -88,7 +87,7 @@ KeyHandle SortedHashRep::Allocate(size_t len, char** entry) {
 bool SortedHashRep::Insert(KeyHandle handle) {
   Node* node = static_cast<Node*>(handle);
   if (!index_.Insert(core_->order, node)) return false;
-  const uint64_t in_shard = core_->write_list.Push(node);
+  const uint64_t in_shard = core_->write_list.Push(node, core_->region.RefOf(node));
   if (in_shard % core_->options.background_cut == 0) core_->Schedule(false);
   return true;
 }
@@ -96,7 +95,7 @@ bool SortedHashRep::Insert(KeyHandle handle) {
 void SortedHashRep::Get(std::string_view internal_key, void* arg,
                         bool (*callback)(void* arg, const char* entry)) const {
   for (const Node* node = index_.Find(core_->order, internal_key); node != nullptr;
-       node = HashIndex::Next(node)) {
+       node = index_.Next(node)) {
     if (!callback(arg, node->entry())) return;
   }
 }
@@ -119,6 +118,7 @@ void SortedHashRep::Freeze() {
 bool SortedHashRep::frozen() const { return core_->frozen.load(std::memory_order_acquire); }
 
 size_t SortedHashRep::MemoryUsage() const {
+  // The node region (entries and their headers) is charged as it grows.
   // Sorted runs are charged in advance, twice per entry: once for the run
   // that finally holds it, once for a merge that briefly holds its inputs and
   // its output. So the figure only grows with inserts and stays constant once
@@ -136,7 +136,7 @@ size_t SortedHashRep::MemoryUsage() const {
   // up per run, and only in runs of at least 4 * kTopStride of them: under
   // 1.25 * entries / kTopStride in all.
   const uint64_t top = n * 5 / (4 * SortedRun::kTopStride);
-  return index_.bytes() + 2 * SortedRun::kMaxBytesPerEntry * n + 2 * sizeof(uint64_t) * top +
+  return NodeBytes() + index_.bytes() + 2 * SortedRun::kMaxBytesPerEntry * n + 2 * sizeof(uint64_t) * top +
          2 * (SortedRun::kBytesPerEntryWithPrefixes - SortedRun::kMaxBytesPerEntry) * prefixed +
          3 * SortedRun::kBytesPerEntryWithPrefixes *
              std::min<uint64_t>(n, core_->options.seal_threshold);
@@ -172,7 +172,7 @@ uint64_t SortedHashRep::ApproximateNumEntries(std::string_view start, std::strin
 void SortedHashRep::RandomSample(size_t target, uint64_t seed,
                                  std::vector<const char*>* out) const {
   std::vector<const char*> all;
-  WriteList::ForEachBetween(core_->write_list.LoadHeads(), WriteList::Heads{},
+  WriteList::ForEachBetween(core_->region, core_->write_list.LoadHeads(), WriteList::Heads{},
                             [&](const Node* n) { all.push_back(n->entry()); });
   if (target < all.size()) {
     // A partial Fisher-Yates shuffle: the first `target` slots become a uniform sample.
@@ -185,6 +185,8 @@ void SortedHashRep::RandomSample(size_t target, uint64_t seed,
   }
   out->insert(out->end(), all.begin(), all.end());
 }
+
+size_t SortedHashRep::NodeBytes() const { return core_->region.AllocatedBytes(); }
 
 size_t SortedHashRep::NumRuns() const { return core_->runs.Current()->runs.size(); }
 

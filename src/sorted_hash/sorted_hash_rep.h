@@ -54,9 +54,10 @@ class SortedHashRep final : public Rep {
   // they hold (MemoryUsage charges an upper bound of these in advance).
   size_t NumRuns() const;
   size_t RunBytes() const;
+  // The bytes of node region handed out so far (part of MemoryUsage).
+  size_t NodeBytes() const;
 
  private:
-  Allocator* const allocator_;
   const std::shared_ptr<Core> core_;  // shared with background tasks
   HashIndex index_;
 };

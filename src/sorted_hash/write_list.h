@@ -2,7 +2,7 @@
 // lock-free stacks. It is how the background worker and iterators find the
 // entries that are not yet in a sorted run.
 //
-//   shard i: head -> newest -> ... -> oldest -> nullptr   (via Node::list_next)
+//   shard i: head -> newest -> ... -> oldest -> 0   (NodeRefs, via Node::list_next)
 //
 // Thread safety: Push from any thread; each thread pushes to the shard of its
 // ThreadSlot, so concurrent writers touch different cache lines. Head and
@@ -27,16 +27,17 @@ namespace memrep::sorted_hash {
 class WriteList {
  public:
   static constexpr size_t kShards = 16;
-  using Heads = std::array<const Node*, kShards>;
+  using Heads = std::array<NodeRef, kShards>;
 
   // Returns the number of nodes the calling thread's shard holds after the push.
-  uint64_t Push(Node* node) {
+  // `ref` is node's reference in its region.
+  uint64_t Push(Node* node, NodeRef ref) {
     Shard& shard = shards_[util::ThreadSlot() % kShards];
-    Node* head = shard.head.load(std::memory_order_relaxed);
+    NodeRef head = shard.head.load(std::memory_order_relaxed);
     do {
       node->list_next = head;
       // release: publishes node->list_next and the entry (invariant 2).
-    } while (!shard.head.compare_exchange_weak(head, node, std::memory_order_release,
+    } while (!shard.head.compare_exchange_weak(head, ref, std::memory_order_release,
                                                std::memory_order_relaxed));
     // relaxed: a count for statistics and scheduling, not for visibility.
     return shard.count.fetch_add(1, std::memory_order_relaxed) + 1;
@@ -60,15 +61,20 @@ class WriteList {
   // Calls fn(node) for each node pushed after `older` and up to `newer`, per
   // shard, newest first. REQUIRES: older[i] was a head of shard i no later than newer[i].
   template <typename Fn>
-  static void ForEachBetween(const Heads& newer, const Heads& older, Fn&& fn) {
+  static void ForEachBetween(const NodeRegion& region, const Heads& newer, const Heads& older,
+                             Fn&& fn) {
     for (size_t i = 0; i < kShards; ++i) {
-      for (const Node* n = newer[i]; n != older[i]; n = n->list_next) fn(n);
+      for (NodeRef r = newer[i]; r != older[i];) {
+        const Node* n = NodeAt(region, r);
+        fn(n);
+        r = n->list_next;
+      }
     }
   }
 
  private:
   struct alignas(util::kCacheLine) Shard {
-    std::atomic<Node*> head{nullptr};
+    std::atomic<NodeRef> head{0};
     std::atomic<uint64_t> count{0};
   };
   std::array<Shard, kShards> shards_;

@@ -1,0 +1,110 @@
+#include "sorted_hash/node_region.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <new>
+#include <thread>
+#include <utility>
+#include <vector>
+
+namespace memrep::sorted_hash {
+namespace {
+
+TEST(NodeRegion, ChunkSizeIsAPowerOfTwoFromTheWriteBuffer) {
+  EXPECT_EQ(NodeRegion::ChunkBytesFor(uint64_t{256} << 20), 65536u);
+  EXPECT_EQ(NodeRegion::ChunkBytesFor(uint64_t{64} << 20), 65536u);
+  EXPECT_EQ(NodeRegion::ChunkBytesFor(uint64_t{20} << 20), 16384u) << "20 KiB rounds down";
+  EXPECT_EQ(NodeRegion::ChunkBytesFor(uint64_t{8} << 20), 8192u);
+  EXPECT_EQ(NodeRegion::ChunkBytesFor(uint64_t{1} << 20), 4096u) << "at least 4 KiB";
+  EXPECT_EQ(NodeRegion::ChunkBytesFor(4096), 4096u);
+}
+
+TEST(NodeRegion, RefsRoundTripAndAreNeverNull) {
+  NodeRegion region(4096);
+  for (size_t bytes : {1, 8, 9, 100, 1000, 3000, 100000}) {
+    const NodeRef ref = region.Allocate(bytes);
+    ASSERT_NE(ref, 0u) << bytes;
+    char* p = region.At(ref);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % NodeRegion::kUnit, 0u) << bytes;
+    EXPECT_EQ(region.RefOf(p), ref) << bytes;
+    std::memset(p, 0xab, bytes);  // committed: writing must not fault
+  }
+}
+
+TEST(NodeRegion, SmallNodesShareAChunkAndBigOnesTakeTheirOwn) {
+  NodeRegion region(4096);
+  EXPECT_EQ(region.AllocatedBytes(), 0u);
+  const NodeRef a = region.Allocate(24);
+  EXPECT_EQ(region.AllocatedBytes(), 4096u) << "one chunk";
+  const NodeRef big = region.Allocate(5000);  // over a quarter chunk: two chunks of its own
+  EXPECT_EQ(region.AllocatedBytes(), 4096u * 3);
+  const NodeRef b = region.Allocate(17);
+  EXPECT_EQ(b, a + 3) << "the shard's chunk continues after a (24 bytes = 3 units)";
+  EXPECT_EQ(region.At(big) - region.At(a), 4096) << "big starts at the next chunk";
+  EXPECT_EQ(region.AllocatedBytes(), 4096u * 3);
+  // Fill the rest of the first chunk: the next small node starts a new one.
+  while (region.At(region.Allocate(8)) + 8 < region.At(a) + 4096) {
+  }
+  const NodeRef c = region.Allocate(8);
+  EXPECT_EQ(region.At(c) - region.At(a), 3 * 4096) << "after big's two chunks";
+}
+
+TEST(NodeRegion, ConcurrentAllocationsAreDisjoint) {
+  // Threads allocate nodes of varied sizes and fill each with their own
+  // bytes; overlapping nodes would overwrite each other.
+  NodeRegion region(4096);
+  constexpr int kThreads = 4, kNodes = 20000;
+  std::vector<std::vector<std::pair<NodeRef, size_t>>> got(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kNodes; ++i) {
+        const size_t bytes = 8 + (i * 37 + t) % 200;
+        const NodeRef ref = region.Allocate(bytes);
+        std::memset(region.At(ref), 'a' + t, bytes);
+        got[t].emplace_back(ref, bytes);
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  std::vector<std::pair<NodeRef, size_t>> all;
+  for (int t = 0; t < kThreads; ++t) {
+    for (const auto& [ref, bytes] : got[t]) {
+      const char* p = region.At(ref);
+      ASSERT_TRUE(std::all_of(p, p + bytes, [&](char c) { return c == 'a' + t; })) << t;
+      all.emplace_back(ref, bytes);
+    }
+  }
+  std::sort(all.begin(), all.end());
+  for (size_t i = 1; i < all.size(); ++i) {
+    ASSERT_LE(region.At(all[i - 1].first) + all[i - 1].second, region.At(all[i].first));
+  }
+  size_t used = 0;
+  for (const auto& node : all) used += node.second;
+  EXPECT_GE(region.AllocatedBytes(), used);
+}
+
+TEST(NodeRegion, AFullRegionThrowsBadAllocAndKeepsWhatItHolds) {
+  NodeRegion region(4096, uint64_t{1} << 20);
+  const NodeRef first = region.Allocate(64);
+  std::memset(region.At(first), 'x', 64);
+  EXPECT_THROW(region.Allocate(size_t{2} << 20), std::bad_alloc) << "bigger than the region";
+  size_t nodes = 0;
+  try {
+    for (;;) {
+      region.Allocate(1000);
+      ++nodes;
+    }
+  } catch (const std::bad_alloc&) {
+  }
+  // Chunk 0 is never used; each of the other 255 holds four 1000-byte nodes
+  // (first's chunk too: 64 + 4000 bytes fit in 4096).
+  EXPECT_EQ(nodes, 255u * 4);
+  EXPECT_LE(region.AllocatedBytes(), (size_t{1} << 20) - 4096);
+  EXPECT_EQ(region.At(first)[63], 'x');
+}
+
+}  // namespace
+}  // namespace memrep::sorted_hash
