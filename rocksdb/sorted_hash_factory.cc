@@ -100,6 +100,12 @@ rdb::Status SortedHashRepFactory::ValidateOptions(const rdb::DBOptions& db_opts,
   }
   rdb::Status s = ToRocks(options_.Validate());
   if (!s.ok()) return s;
+  if (cf_opts.write_buffer_size > SortedHashOptions::kMaxWriteBufferSize) {
+    return rdb::Status::InvalidArgument(
+        "memrep.SortedHash holds at most 32 GiB of entries per memtable, so it takes a "
+        "write_buffer_size of at most " + std::to_string(SortedHashOptions::kMaxWriteBufferSize) +
+        " (16 GiB); this column family has " + std::to_string(cf_opts.write_buffer_size));
+  }
   // Size the hash index from the column family's write buffer (the largest,
   // if one factory serves several).
   uint64_t seen = observed_write_buffer_size_.load(std::memory_order_relaxed);

@@ -177,6 +177,19 @@ TEST_F(PluginDbTest, HashIndexIsSizedFromTheWriteBufferAndCharged) {
   }
 }
 
+TEST_F(PluginDbTest, AWriteBufferBeyondTheNodeRegionIsRefusedAtOpen) {
+  rdb::Options options;
+  options.create_if_missing = true;
+  options.write_buffer_size = SortedHashOptions::kMaxWriteBufferSize + 1;
+  options.memtable_factory = NewSortedHashRepFactory();
+  rdb::DB* raw = nullptr;
+  rdb::Status s = rdb::DB::Open(options, path_, &raw);
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.ToString().find("write_buffer_size of at most 17179869184"), std::string::npos)
+      << s.ToString();
+  delete raw;
+}
+
 TEST_F(PluginDbTest, NonBytewiseComparatorsAreRefusedAtOpen) {
   for (const rdb::Comparator* cmp :
        std::vector<const rdb::Comparator*>{rdb::ReverseBytewiseComparator(), &kTimestampComparator}) {
