@@ -8,7 +8,6 @@
 #include "sorted_hash/merging_cursor.h"
 #include "sorted_hash/run_set.h"
 #include "test_util.h"
-#include "util/arena.h"
 
 namespace memrep::sorted_hash {
 namespace {
@@ -16,11 +15,11 @@ namespace {
 class SortedRunTest : public ::testing::Test {
  protected:
   const char* Entry(const std::string& key, SequenceNumber seq) {
-    char* buf = arena_.AllocateAligned(EncodedEntrySize(key.size(), 1));
+    char* buf = region_.At(region_.Allocate(EncodedEntrySize(key.size(), 1)));
     EncodeEntry(buf, key, seq, 1, "v");
     return buf;
   }
-  util::Arena arena_;
+  NodeRegion region_{4096};
   format::KeyOrder order_{nullptr};
   MemoryCounter memory_ = std::make_shared<std::atomic<int64_t>>(0);
 };
@@ -62,13 +61,13 @@ TEST_P(SortedRunLayoutTest, MergeInterleavesAndCountsMemory) {
     (i % 2 ? odd : even).push_back(MakeSlot(order_, Entry(testing::NumberKey(i), 1)));
   }
   {
-    auto a = std::make_shared<const SortedRun>(even, memory_, layout());
-    auto b = std::make_shared<const SortedRun>(odd, memory_, layout());
+    auto a = std::make_shared<const SortedRun>(region_.base(), even, memory_, layout());
+    auto b = std::make_shared<const SortedRun>(region_.base(), odd, memory_, layout());
     EXPECT_EQ(memory_->load(), static_cast<int64_t>(a->bytes() + b->bytes()));
     auto m = SortedRun::Merge(order_, *a, *b, memory_, layout());
     ASSERT_EQ(m->size(), 100u);
     for (int i = 0; i < 100; ++i) {
-      EXPECT_EQ(DecodeEntry(m->entries()[i]).user_key, testing::NumberKey(i));
+      EXPECT_EQ(DecodeEntry(m->entry(i)).user_key, testing::NumberKey(i));
     }
     EXPECT_LE(m->bytes(), 100 * MaxBytesPerEntry() + 8);
     // The merged run's fences or prefixes work: every key is found where it is.
@@ -86,7 +85,7 @@ TEST_P(SortedRunLayoutTest, BoundsFindTheRightSlots) {
     slots.push_back(MakeSlot(order_, Entry(testing::NumberKey(i / 5), 10 - i % 5)));
   }
   SortSlots(order_, &slots);
-  const SortedRun run(slots, memory_, layout());
+  const SortedRun run(region_.base(), slots, memory_, layout());
   // key 3 has versions 10..6 at slots 15..19; a seek at snapshot 8 lands on seq 8.
   const std::string target = testing::InternalKey(testing::NumberKey(3), 8);
   const Target t(order_, target);
@@ -117,7 +116,7 @@ TEST_P(SortedRunLayoutTest, BoundsAgreeWithAPlainSearchWhenPrefixesRepeat) {
     slots.push_back(MakeSlot(order_, Entry(key, 1)));
   }
   SortSlots(order_, &slots);
-  const SortedRun run(slots, memory_, layout());
+  const SortedRun run(region_.base(), slots, memory_, layout());
   for (int i = 0; i < 3000; ++i) {
     std::string key = (rng() % 2 ? "samepref" : "p" + std::to_string(rng() % 60)) +
                       std::to_string(rng() % 100000);
@@ -145,7 +144,7 @@ TEST_P(SortedRunLayoutTest, MergingCursorOverManySourcesMatchesOneSortedArray) {
   std::vector<std::unique_ptr<SortedRun>> runs;
   for (auto& s : sources) {
     SortSlots(order_, &s);
-    runs.push_back(std::make_unique<SortedRun>(s, memory_, layout()));
+    runs.push_back(std::make_unique<SortedRun>(region_.base(), s, memory_, layout()));
   }
   SortSlots(order_, &all);
   MergingCursor cursor(order_);
@@ -189,26 +188,28 @@ TEST_F(SortedRunTest, SmallRunsKeepEveryPrefixAndBigRunsOnlyFences) {
     slots.push_back(MakeSlot(order_, Entry(testing::NumberKey(i), 1)));
   }
   SortSlots(order_, &slots);
-  const SortedRun big(slots, memory_);
+  const SortedRun big(region_.base(), slots, memory_);
   EXPECT_LE(big.bytes(), slots.size() * SortedRun::kMaxBytesPerEntry + 8 +
                             8 * (slots.size() / (SortedRun::kFenceStride * SortedRun::kTopStride) + 1));
   const std::vector<RunSlot> half(slots.begin(), slots.begin() + SortedRun::kPrefixedRunMax);
-  const SortedRun small(half, memory_);
+  const SortedRun small(region_.base(), half, memory_);
   EXPECT_GE(small.bytes(), half.size() * SortedRun::kBytesPerEntryWithPrefixes);
   // A merge picks the layout by the merged size.
   const std::vector<RunSlot> lower(slots.begin(), slots.begin() + 10);
   const std::vector<RunSlot> upper(slots.begin() + 10, slots.end());
-  auto merged = SortedRun::Merge(order_, SortedRun(lower, memory_), SortedRun(upper, memory_), memory_);
+  auto merged = SortedRun::Merge(order_, SortedRun(region_.base(), lower, memory_),
+                                 SortedRun(region_.base(), upper, memory_), memory_);
   EXPECT_EQ(merged->bytes(), big.bytes());
 }
 
 // A set of runs of the given sizes (the entries are placeholders: PickMerge
 // looks at sizes only).
 RunSet SetOfSizes(const std::vector<size_t>& sizes, const MemoryCounter& memory) {
-  static const char kEntry[1] = {0};
+  static const char kBase[8] = {0};
   RunSet set;
   for (size_t n : sizes) {
-    set.runs.push_back(std::make_shared<const SortedRun>(std::vector<RunSlot>(n, RunSlot{0, kEntry}), memory));
+    set.runs.push_back(std::make_shared<const SortedRun>(
+        kBase, std::vector<RunSlot>(n, RunSlot{0, kBase}), memory));
   }
   return set;
 }

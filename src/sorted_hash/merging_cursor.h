@@ -53,7 +53,7 @@ class MergingCursor {
     uint64_t prefix;  // of the entry at pos, when pos is in range
     SortedRun::Range range;  // a search in progress (SeekAll)
   };
-  static const char* Entry(const Source& s) { return s.run->entries()[s.pos]; }
+  static const char* Entry(const Source& s) { return s.run->entry(static_cast<size_t>(s.pos)); }
   static bool InRange(const Source& s) { return s.pos >= 0 && s.pos < s.n; }
 
   // Sets pos and caches the prefix of the entry there.

@@ -50,6 +50,7 @@ class NodeRegion {
   NodeRef Allocate(size_t bytes);
 
   char* At(NodeRef ref) const { return base_ + size_t{ref} * kUnit; }
+  const char* base() const { return base_; }
   NodeRef RefOf(const void* p) const {
     return static_cast<NodeRef>((static_cast<const char*>(p) - base_) / kUnit);
   }

@@ -12,8 +12,9 @@ void SortSlots(const format::KeyOrder& order, std::vector<RunSlot>* slots) {
   });
 }
 
-SortedRun::Parts::Parts(size_t n, bool keep_prefixes) : keep(keep_prefixes) {
-  entries.reserve(n);
+SortedRun::Parts::Parts(const char* base, size_t n, bool keep_prefixes)
+    : base(base), keep(keep_prefixes) {
+  refs.reserve(n);
   if (keep) {
     prefixes.reserve(n);
   } else {
@@ -21,23 +22,27 @@ SortedRun::Parts::Parts(size_t n, bool keep_prefixes) : keep(keep_prefixes) {
   }
 }
 
-void SortedRun::Parts::Add(const char* entry, uint64_t prefix) {
+void SortedRun::Parts::Add(NodeRef ref, uint64_t prefix) {
   if (keep) {
     prefixes.push_back(prefix);
-  } else if (entries.size() % kFenceStride == 0) {
+  } else if (refs.size() % kFenceStride == 0) {
     fences.push_back(prefix);
   }
-  entries.push_back(entry);
+  refs.push_back(ref);
 }
 
-SortedRun::Parts SortedRun::FromSlots(const std::vector<RunSlot>& sorted, Layout layout) {
-  Parts parts(sorted.size(), KeepsPrefixes(layout, sorted.size()));
-  for (const RunSlot& slot : sorted) parts.Add(slot.entry, slot.prefix);
+SortedRun::Parts SortedRun::FromSlots(const char* base, const std::vector<RunSlot>& sorted,
+                                      Layout layout) {
+  Parts parts(base, sorted.size(), KeepsPrefixes(layout, sorted.size()));
+  for (const RunSlot& slot : sorted) {
+    parts.Add(static_cast<NodeRef>((slot.entry - base) / NodeRegion::kUnit), slot.prefix);
+  }
   return parts;
 }
 
 SortedRun::SortedRun(Parts parts, MemoryCounter memory)
-    : entries_(std::move(parts.entries)),
+    : base_(parts.base),
+      refs_(std::move(parts.refs)),
       fences_(std::move(parts.fences)),
       prefixes_(std::move(parts.prefixes)),
       memory_(std::move(memory)) {
@@ -46,8 +51,9 @@ SortedRun::SortedRun(Parts parts, MemoryCounter memory)
   memory_->fetch_add(static_cast<int64_t>(bytes()), std::memory_order_relaxed);
 }
 
-SortedRun::SortedRun(const std::vector<RunSlot>& sorted, MemoryCounter memory, Layout layout)
-    : SortedRun(FromSlots(sorted, layout), std::move(memory)) {}
+SortedRun::SortedRun(const char* base, const std::vector<RunSlot>& sorted, MemoryCounter memory,
+                     Layout layout)
+    : SortedRun(FromSlots(base, sorted, layout), std::move(memory)) {}
 
 SortedRun::~SortedRun() {
   memory_->fetch_sub(static_cast<int64_t>(bytes()), std::memory_order_relaxed);
@@ -57,29 +63,29 @@ std::shared_ptr<const SortedRun> SortedRun::Merge(const format::KeyOrder& order,
                                                   const SortedRun& a, const SortedRun& b,
                                                   MemoryCounter memory, Layout layout) {
   const size_t n = a.size() + b.size();
-  Parts out(n, KeepsPrefixes(layout, n));
-  // Entries sit in arena order, not key order: fetch a few ahead so the
+  Parts out(a.base_, n, KeepsPrefixes(layout, n));
+  // Entries sit in region order, not key order: fetch a few ahead so the
   // comparisons rarely wait for memory. Each head's prefix is read once, when
   // it becomes the head; most comparisons are then one integer comparison.
   constexpr size_t kAhead = 8;
-  const char* const* pa = a.entries();
-  const char* const* pb = b.entries();
+  const NodeRef* pa = a.refs_.data();
+  const NodeRef* pb = b.refs_.data();
   const size_t na = a.size(), nb = b.size();
   const bool fetch_a = a.prefixes_.empty(), fetch_b = b.prefixes_.empty();
   size_t i = 0, j = 0;
   uint64_t ka = na > 0 ? a.PrefixAt(order, 0) : 0;
   uint64_t kb = nb > 0 ? b.PrefixAt(order, 0) : 0;
   while (i < na && j < nb) {
-    if (kb < ka || (kb == ka && order.CompareEntries(pb[j], pa[i]) < 0)) {
+    if (kb < ka || (kb == ka && order.CompareEntries(b.entry(j), a.entry(i)) < 0)) {
       out.Add(pb[j], kb);
       if (++j < nb) {
-        if (fetch_b && j + kAhead < nb) __builtin_prefetch(pb[j + kAhead]);
+        if (fetch_b && j + kAhead < nb) __builtin_prefetch(b.entry(j + kAhead));
         kb = b.PrefixAt(order, j);
       }
     } else {
       out.Add(pa[i], ka);
       if (++i < na) {
-        if (fetch_a && i + kAhead < na) __builtin_prefetch(pa[i + kAhead]);
+        if (fetch_a && i + kAhead < na) __builtin_prefetch(a.entry(i + kAhead));
         ka = a.PrefixAt(order, i);
       }
     }
@@ -87,7 +93,7 @@ std::shared_ptr<const SortedRun> SortedRun::Merge(const format::KeyOrder& order,
   // The rest of one run: prefixes are needed only for fences, or when kept.
   auto add_rest = [&](const SortedRun& r, size_t from) {
     for (size_t k = from; k < r.size(); ++k) {
-      out.Add(r.entries_[k], out.NeedsPrefix() ? r.PrefixAt(order, k) : 0);
+      out.Add(r.refs_[k], out.NeedsPrefix() ? r.PrefixAt(order, k) : 0);
     }
   };
   add_rest(a, i);
@@ -139,7 +145,7 @@ SortedRun::Range SortedRun::Narrow(const Target& target, Range window) const {
     // only larger ones.
     range = Range{first == 0 ? 0 : (first - 1) * kFenceStride, std::min(size(), last * kFenceStride)};
   }
-  if (range.hi > range.lo) __builtin_prefetch(&entries_[range.lo]);
+  if (range.hi > range.lo) __builtin_prefetch(&refs_[range.lo]);
   return range;
 }
 
@@ -148,7 +154,7 @@ void SortedRun::PrefetchEntries(Range range) const {
   // the search over them waits for about one miss instead of one per probe.
   constexpr size_t kMaxPrefetch = 2 * kFenceStride;
   if (range.hi - range.lo > kMaxPrefetch) return;
-  for (size_t i = range.lo; i < range.hi; ++i) __builtin_prefetch(entries_[i]);
+  for (size_t i = range.lo; i < range.hi; ++i) __builtin_prefetch(entry(i));
 }
 
 size_t SortedRun::Bound(const format::KeyOrder& order, const Target& target, Range range,
@@ -156,7 +162,7 @@ size_t SortedRun::Bound(const format::KeyOrder& order, const Target& target, Ran
   size_t lo = range.lo, hi = range.hi;
   while (lo < hi) {
     const size_t mid = lo + (hi - lo) / 2;
-    const int c = order.CompareEntryToKey(entries_[mid], target.internal_key);
+    const int c = order.CompareEntryToKey(entry(mid), target.internal_key);
     if (c < 0 || (upper && c == 0)) {
       lo = mid + 1;
     } else {

@@ -1,9 +1,12 @@
-// SortedRun: an immutable, sorted array of entry pointers, with one "fence"
+// SortedRun: an immutable, sorted array of entry references, with one "fence"
 // every kFenceStride entries: the 8-byte order-preserving prefix of the key at
 // that position.
 //
-//   entries: [ e0* ][ e1* ][ e2* ][ e3* ][ e4* ] ...     8 bytes per entry
-//   fences:  [ prefix(e0)                ][ prefix(e4) ] 2 bytes per entry
+//   refs:    [ r0 ][ r1 ][ r2 ][ r3 ][ r4 ] ...     4 bytes per entry
+//   fences:  [ prefix(e0)            ][ prefix(e4) ] 2 bytes per entry
+//
+// A reference is the entry's offset from its rep's NodeRegion, in region
+// units: entry i = base + refs[i] * NodeRegion::kUnit.
 //
 // A search first binary-searches the fences (a compact array that mostly
 // stays in cache) to the one or two blocks that can hold the target, then
@@ -12,7 +15,7 @@
 // to a plain binary search (and so does a custom comparator, whose fences are
 // 0).
 //
-// A small run can instead keep every entry's prefix (16 bytes per entry):
+// A small run can instead keep every entry's prefix (12 bytes per entry):
 // the unsorted tail that readers sort and share is kept that way, so that
 // merging new entries into it and searching it read no entry at all while
 // prefixes differ.
@@ -30,6 +33,7 @@
 #include <vector>
 
 #include "format/key_order.h"
+#include "sorted_hash/node_region.h"
 
 namespace memrep::sorted_hash {
 
@@ -71,14 +75,14 @@ class SortedRun {
  public:
   static constexpr size_t kFenceStride = 4;
   // An upper bound of a fenced run's bytes per entry (pointer plus fence share).
-  static constexpr size_t kMaxBytesPerEntry = sizeof(const char*) + sizeof(uint64_t) / kFenceStride;
+  static constexpr size_t kMaxBytesPerEntry = sizeof(NodeRef) + sizeof(uint64_t) / kFenceStride;
   // Every kTopStride-th fence or prefix is copied into a small top index, so
   // a search touches a few cache lines of the big array instead of ~log2 of
   // them; it costs 1/32 byte per entry of a fenced run and 1/8 of one that
   // keeps its prefixes (MemoryUsage charges it).
   static constexpr size_t kTopStride = 64;
   // Bytes per entry of a run that keeps every prefix.
-  static constexpr size_t kBytesPerEntryWithPrefixes = sizeof(const char*) + sizeof(uint64_t);
+  static constexpr size_t kBytesPerEntryWithPrefixes = sizeof(NodeRef) + sizeof(uint64_t);
 
   // Runs up to this size keep every prefix: a search in them reads no entry
   // unless prefixes tie, and they are few and small, so this costs at most a
@@ -88,26 +92,28 @@ class SortedRun {
   // kAuto: kWithPrefixes up to kPrefixedRunMax entries, else kFenced.
   enum class Layout { kFenced, kWithPrefixes, kAuto };
 
-  // REQUIRES: `sorted` is sorted and holds distinct entries.
-  SortedRun(const std::vector<RunSlot>& sorted, MemoryCounter memory,
+  // REQUIRES: `sorted` is sorted and holds distinct entries, each in the
+  // region that starts at `base`.
+  SortedRun(const char* base, const std::vector<RunSlot>& sorted, MemoryCounter memory,
             Layout layout = Layout::kAuto);
   ~SortedRun();
   SortedRun(const SortedRun&) = delete;
   SortedRun& operator=(const SortedRun&) = delete;
 
-  // A run holding the entries of both, which must not share an entry.
+  // A run holding the entries of both, which must not share an entry and
+  // must have the same base.
   static std::shared_ptr<const SortedRun> Merge(const format::KeyOrder& order, const SortedRun& a,
                                                 const SortedRun& b, MemoryCounter memory,
                                                 Layout layout = Layout::kAuto);
 
-  size_t size() const { return entries_.size(); }
-  const char* const* entries() const { return entries_.data(); }
+  size_t size() const { return refs_.size(); }
+  const char* entry(size_t i) const { return base_ + size_t{refs_[i]} * NodeRegion::kUnit; }
   // The prefix of entry i: kept, or read from the entry.
   uint64_t PrefixAt(const format::KeyOrder& order, size_t i) const {
-    return prefixes_.empty() ? EntryPrefix(order, entries_[i]) : prefixes_[i];
+    return prefixes_.empty() ? EntryPrefix(order, entry(i)) : prefixes_[i];
   }
   size_t bytes() const {
-    return entries_.capacity() * sizeof(const char*) +
+    return refs_.capacity() * sizeof(NodeRef) +
            (fences_.capacity() + prefixes_.capacity() + top_.capacity()) * sizeof(uint64_t);
   }
 
@@ -140,17 +146,18 @@ class SortedRun {
   // A run's arrays while it is built, in order: every prefix, or a fence
   // every kFenceStride entries (the layout chosen for its final size).
   struct Parts {
-    Parts(size_t n, bool keep_prefixes);
+    Parts(const char* base, size_t n, bool keep_prefixes);
     // Whether the next Add needs its prefix (callers that must read an
     // entry for it can skip the read otherwise).
-    bool NeedsPrefix() const { return keep || entries.size() % kFenceStride == 0; }
-    void Add(const char* entry, uint64_t prefix);
+    bool NeedsPrefix() const { return keep || refs.size() % kFenceStride == 0; }
+    void Add(NodeRef ref, uint64_t prefix);
+    const char* base;
     bool keep;
-    std::vector<const char*> entries;
+    std::vector<NodeRef> refs;
     std::vector<uint64_t> fences, prefixes;
   };
   SortedRun(Parts parts, MemoryCounter memory);
-  static Parts FromSlots(const std::vector<RunSlot>& sorted, Layout layout);
+  static Parts FromSlots(const char* base, const std::vector<RunSlot>& sorted, Layout layout);
   static bool KeepsPrefixes(Layout layout, size_t n) {
     return layout == Layout::kWithPrefixes || (layout == Layout::kAuto && n <= kPrefixedRunMax);
   }
@@ -160,7 +167,8 @@ class SortedRun {
   // Fills top_ from the fences or prefixes (none for small runs).
   void BuildTop();
 
-  std::vector<const char*> entries_;
+  const char* base_;
+  std::vector<NodeRef> refs_;
   std::vector<uint64_t> fences_;    // kFenced: fences_[j] = prefix of entries_[j * kFenceStride]
   std::vector<uint64_t> prefixes_;  // kWithPrefixes: prefixes_[i] = prefix of entries_[i]
   std::vector<uint64_t> top_;       // top_[j] = keys[j * kTopStride] of fences_ or prefixes_
