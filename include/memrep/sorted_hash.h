@@ -74,7 +74,10 @@ struct SortedHashOptions {
   Status Get(const std::string& name, std::string* value) const;
 };
 
-// REQUIRES: options.Validate().ok(), context.allocator != nullptr.
+// REQUIRES: options.Validate().ok(). The rep keeps its entries in a node
+// region of its own (4-byte references need one contiguous range; see
+// docs/sorted_hash.md), counted by its MemoryUsage: context.allocator is not
+// used for them.
 std::unique_ptr<Rep> NewSortedHashRep(const SortedHashOptions& options, const RepContext& context);
 
 }  // namespace memrep
