@@ -88,9 +88,15 @@ Core::Tail Core::BuildTail(const RunSet& set) {
 }
 
 std::shared_ptr<const SortedRun> Core::Seal(const Tail& tail, const SortedRun* more) const {
+  // A lone level already in the default layout is the run itself (levels
+  // are immutable and shared by reference count).
+  if ((more == nullptr || more->size() == 0) && tail.levels.size() == 1 &&
+      tail.levels[0]->InDefaultLayout()) {
+    return tail.levels[0];
+  }
   // Smallest first, so each merge's output is about the size of the next
   // part; the last merge builds the run in the default layout (a lone part
-  // is merged with nothing for that).
+  // in another layout is merged with nothing for that).
   std::vector<const SortedRun*> parts;
   if (more != nullptr && more->size() > 0) parts.push_back(more);
   for (auto it = tail.levels.rbegin(); it != tail.levels.rend(); ++it) parts.push_back(it->get());
