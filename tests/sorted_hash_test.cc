@@ -21,6 +21,7 @@ namespace {
 
 using testing::MakeEntry;
 using testing::NumberKey;
+using testing::ResidentBytes;
 
 void WaitForRuns(const SortedHashRep& rep, size_t runs) {
   for (int i = 0; i < 500 && rep.NumRuns() != runs; ++i) {
@@ -222,14 +223,6 @@ TEST(SortedHash, ApproximateNumEntriesCountsUnsortedEntries) {
 }
 
 // Resident memory of this process, in bytes.
-size_t ResidentBytes() {
-  std::FILE* f = std::fopen("/proc/self/statm", "r");
-  unsigned long pages = 0, resident = 0;
-  EXPECT_EQ(std::fscanf(f, "%lu %lu", &pages, &resident), 2);
-  std::fclose(f);
-  return resident * static_cast<size_t>(sysconf(_SC_PAGESIZE));
-}
-
 TEST(SortedHash, CreatingARepTouchesNoBucketMemory) {
   // Creation is cheap because the bucket array is a fresh anonymous mapping
   // whose zero pages stay unmapped until a bucket is used: 16 reps with 64 MiB of buckets

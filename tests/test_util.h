@@ -1,6 +1,8 @@
-// Helpers shared by memrep's tests: a reference model of a rep's contents and
-// entry construction.
+// Helpers shared by memrep's tests: a reference model of a rep's contents,
+// entry construction, and the process's resident memory.
 #pragma once
+
+#include <unistd.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -14,6 +16,16 @@
 #include "memrep/rep.h"
 
 namespace memrep::testing {
+
+// The process's resident memory, from /proc/self/statm (0 if unreadable).
+inline size_t ResidentBytes() {
+  std::FILE* f = std::fopen("/proc/self/statm", "r");
+  if (f == nullptr) return 0;
+  unsigned long pages = 0, resident = 0;
+  const int read = std::fscanf(f, "%lu %lu", &pages, &resident);
+  std::fclose(f);
+  return read == 2 ? resident * static_cast<size_t>(sysconf(_SC_PAGESIZE)) : 0;
+}
 
 // A user key and a sequence, ordered as a rep must order them.
 struct ModelKey {

@@ -102,14 +102,14 @@ std::shared_ptr<const SortedRun> SortedRun::Merge(const format::KeyOrder& order,
 }
 
 void SortedRun::BuildTop() {
-  const std::vector<uint64_t>& keys = this->keys();
+  const Array<uint64_t>& keys = this->keys();
   if (keys.size() < 4 * kTopStride) return;
   top_.reserve((keys.size() + kTopStride - 1) / kTopStride);
   for (size_t j = 0; j < keys.size(); j += kTopStride) top_.push_back(keys[j]);
 }
 
 SortedRun::Range SortedRun::Locate(const Target& target) const {
-  const std::vector<uint64_t>& keys = this->keys();
+  const Array<uint64_t>& keys = this->keys();
   if (top_.empty()) return Range{0, keys.size()};
   // top_[j] = keys[j * kTopStride]: the first key >= the prefix is after
   // sample j - 1 (which is smaller) and at or before sample j (if any).
@@ -124,7 +124,7 @@ SortedRun::Range SortedRun::Locate(const Target& target) const {
 }
 
 SortedRun::Range SortedRun::Narrow(const Target& target, Range window) const {
-  const std::vector<uint64_t>& keys = this->keys();
+  const Array<uint64_t>& keys = this->keys();
   const uint64_t p = target.prefix;
   const size_t first =
       static_cast<size_t>(std::lower_bound(keys.begin() + window.lo, keys.begin() + window.hi, p) -

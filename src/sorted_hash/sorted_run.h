@@ -34,6 +34,7 @@
 
 #include "format/key_order.h"
 #include "sorted_hash/node_region.h"
+#include "util/page_allocator.h"
 
 namespace memrep::sorted_hash {
 
@@ -145,6 +146,10 @@ class SortedRun {
   size_t Bound(const format::KeyOrder& order, const Target& target, Range range, bool upper) const;
 
  private:
+  // Big arrays are mapped from the kernel and unmapped when the run dies.
+  template <typename T>
+  using Array = std::vector<T, util::PageAllocator<T>>;
+
   // A run's arrays while it is built, in order: every prefix, or a fence
   // every kFenceStride entries (the layout chosen for its final size).
   struct Parts {
@@ -155,8 +160,8 @@ class SortedRun {
     void Add(NodeRef ref, uint64_t prefix);
     const char* base;
     bool keep;
-    std::vector<NodeRef> refs;
-    std::vector<uint64_t> fences, prefixes;
+    Array<NodeRef> refs;
+    Array<uint64_t> fences, prefixes;
   };
   SortedRun(Parts parts, MemoryCounter memory);
   static Parts FromSlots(const char* base, const std::vector<RunSlot>& sorted, Layout layout);
@@ -165,15 +170,15 @@ class SortedRun {
   }
   size_t Search(const format::KeyOrder& order, const Target& target, bool upper) const;
   // The array a search narrows by: every prefix, or the fences.
-  const std::vector<uint64_t>& keys() const { return prefixes_.empty() ? fences_ : prefixes_; }
+  const Array<uint64_t>& keys() const { return prefixes_.empty() ? fences_ : prefixes_; }
   // Fills top_ from the fences or prefixes (none for small runs).
   void BuildTop();
 
   const char* base_;
-  std::vector<NodeRef> refs_;
-  std::vector<uint64_t> fences_;    // kFenced: fences_[j] = prefix of entries_[j * kFenceStride]
-  std::vector<uint64_t> prefixes_;  // kWithPrefixes: prefixes_[i] = prefix of entries_[i]
-  std::vector<uint64_t> top_;       // top_[j] = keys[j * kTopStride] of fences_ or prefixes_
+  Array<NodeRef> refs_;
+  Array<uint64_t> fences_;    // kFenced: fences_[j] = prefix of entry(j * kFenceStride)
+  Array<uint64_t> prefixes_;  // kWithPrefixes: prefixes_[i] = prefix of entry(i)
+  Array<uint64_t> top_;       // top_[j] = keys[j * kTopStride] of fences_ or prefixes_
   MemoryCounter memory_;
 };
 
