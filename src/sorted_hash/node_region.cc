@@ -65,18 +65,21 @@ NodeRef NodeRegion::Allocate(size_t bytes) {
     return static_cast<NodeRef>(Grab((units + chunk_units_ - 1) / chunk_units_ * chunk_units_));
   }
   Shard& shard = shards_[util::ThreadSlot() % kShards];
-  uint64_t cursor = shard.cursor.load(std::memory_order_relaxed);
+  // acquire, pairing with the release that installs a chunk: a thread that
+  // allocates in a chunk another thread took runs after that thread made it
+  // usable (invariant 2). A node's contents are published by the rep's own
+  // release operations, not through the cursor.
+  uint64_t cursor = shard.cursor.load(std::memory_order_acquire);
   for (;;) {
-    // relaxed CASes: the cursor only divides memory between threads; a node's
-    // contents are published by the rep's own release operations.
     if (cursor != 0 && cursor + units <= ChunkEnd(cursor)) {
-      if (shard.cursor.compare_exchange_weak(cursor, cursor + units, std::memory_order_relaxed)) {
+      if (shard.cursor.compare_exchange_weak(cursor, cursor + units, std::memory_order_acquire)) {
         return static_cast<NodeRef>(cursor);
       }
       continue;
     }
     const uint64_t chunk = Grab(chunk_units_);
-    if (shard.cursor.compare_exchange_strong(cursor, chunk + units, std::memory_order_relaxed)) {
+    if (shard.cursor.compare_exchange_strong(cursor, chunk + units, std::memory_order_acq_rel,
+                                             std::memory_order_acquire)) {
       return static_cast<NodeRef>(chunk);
     }
     // Another thread of this shard moved the cursor first: its chunk is used
