@@ -17,7 +17,8 @@ NodeRegion::NodeRegion(size_t chunk_bytes, uint64_t reserve_bytes)
     : chunk_units_(chunk_bytes / kUnit), reserve_bytes_(std::min(reserve_bytes, kMaxBytes)) {
   // PROT_NONE and MAP_NORESERVE: address space only, no memory and no commit
   // charge until Grab opens a prefix of it.
-  void* p = ::mmap(nullptr, reserve_bytes_, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  void* p = ::mmap(nullptr, reserve_bytes_, PROT_NONE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED) throw std::bad_alloc();
   base_ = static_cast<char*>(p);
   // Chunk 0 is never handed out, so that ref 0 can mean null.
@@ -49,7 +50,8 @@ uint64_t NodeRegion::Grab(uint64_t units) {
   const uint64_t end = first + units;
   std::lock_guard<std::mutex> lock(commit_mu_);
   if (committed_ < end * kUnit) {
-    const uint64_t target = std::min(reserve_bytes_, (end * kUnit + kCommitStep - 1) / kCommitStep * kCommitStep);
+    const uint64_t rounded = (end * kUnit + kCommitStep - 1) / kCommitStep * kCommitStep;
+    const uint64_t target = std::min(reserve_bytes_, rounded);
     if (::mprotect(base_ + committed_, target - committed_, PROT_READ | PROT_WRITE) != 0) {
       throw std::bad_alloc();
     }

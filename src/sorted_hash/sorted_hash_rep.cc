@@ -136,7 +136,8 @@ size_t SortedHashRep::MemoryUsage() const {
   // up per run, and only in runs of at least 4 * kTopStride of them: under
   // 1.25 * entries / kTopStride in all.
   const uint64_t top = n * 5 / (4 * SortedRun::kTopStride);
-  return NodeBytes() + index_.bytes() + 2 * SortedRun::kMaxBytesPerEntry * n + 2 * sizeof(uint64_t) * top +
+  return NodeBytes() + index_.bytes() + 2 * SortedRun::kMaxBytesPerEntry * n +
+         2 * sizeof(uint64_t) * top +
          2 * (SortedRun::kBytesPerEntryWithPrefixes - SortedRun::kMaxBytesPerEntry) * prefixed +
          3 * SortedRun::kBytesPerEntryWithPrefixes *
              std::min<uint64_t>(n, core_->options.seal_threshold);

@@ -109,7 +109,9 @@ class SortedRun {
 
   size_t size() const { return refs_.size(); }
   // Whether the run is laid out as kAuto would lay out its entries.
-  bool InDefaultLayout() const { return KeepsPrefixes(Layout::kAuto, size()) == !prefixes_.empty(); }
+  bool InDefaultLayout() const {
+    return KeepsPrefixes(Layout::kAuto, size()) == !prefixes_.empty();
+  }
   const char* entry(size_t i) const { return base_ + size_t{refs_[i]} * NodeRegion::kUnit; }
   // The prefix of entry i: kept, or read from the entry.
   uint64_t PrefixAt(const format::KeyOrder& order, size_t i) const {
