@@ -47,12 +47,11 @@ class HashIndex {
 
   size_t bytes() const { return (mask_ + 1) * sizeof(NodeRef); }
 
-  // Links `node` into its chain. Returns false, linking nothing, if a node
-  // with the same user key and sequence is present.
-  bool Insert(const format::KeyOrder& order, Node* node) {
+  // Links `node` (whose reference is `ref`) into its chain. Returns false,
+  // linking nothing, if a node with the same user key and sequence is present.
+  bool Insert(const format::KeyOrder& order, Node* node, NodeRef ref) {
     uint64_t tag;
     const std::string_view user_key = format::EntryUserKey(node->entry(), &tag);
-    const NodeRef ref = region_.RefOf(node);
     std::atomic_ref<NodeRef> bucket(buckets_[util::Hash(user_key) & mask_]);
     Node* prev = nullptr;
     for (;;) {

@@ -86,8 +86,9 @@ KeyHandle SortedHashRep::Allocate(size_t len, char** entry) {
 
 bool SortedHashRep::Insert(KeyHandle handle) {
   Node* node = static_cast<Node*>(handle);
-  if (!index_.Insert(core_->order, node)) return false;
-  const uint64_t in_shard = core_->write_list.Push(node, core_->region.RefOf(node));
+  const NodeRef ref = core_->region.RefOf(node);
+  if (!index_.Insert(core_->order, node, ref)) return false;
+  const uint64_t in_shard = core_->write_list.Push(node, ref);
   if (in_shard % core_->options.background_cut == 0) core_->Schedule(false);
   return true;
 }
