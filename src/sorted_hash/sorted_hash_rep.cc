@@ -125,7 +125,7 @@ size_t SortedHashRep::MemoryUsage() const {
   // its output. So the figure only grows with inserts and stays constant once
   // they end: RocksDB records a memtable's usage when it becomes immutable and
   // requires it not to grow after (background sorting must not change it).
-  // The shared tail (at most seal_threshold entries, 16 bytes each) is
+  // The shared tail (at most seal_threshold entries, 12 bytes each) is
   // charged three times: the cached one, one being extended and one being
   // sealed into a run. Runs of at most kPrefixedRunMax entries keep every
   // prefix; at most max_runs of them are published, plus a merge's inputs and

@@ -75,7 +75,7 @@ using MemoryCounter = std::shared_ptr<std::atomic<int64_t>>;
 class SortedRun {
  public:
   static constexpr size_t kFenceStride = 4;
-  // An upper bound of a fenced run's bytes per entry (pointer plus fence share).
+  // An upper bound of a fenced run's bytes per entry (reference plus fence share).
   static constexpr size_t kMaxBytesPerEntry = sizeof(NodeRef) + sizeof(uint64_t) / kFenceStride;
   // Every kTopStride-th fence or prefix is copied into a small top index, so
   // a search touches a few cache lines of the big array instead of ~log2 of
