@@ -8,18 +8,22 @@
 #include "sorted_hash/merging_cursor.h"
 #include "sorted_hash/run_set.h"
 #include "test_util.h"
+#include "util/arena.h"
 
 namespace memrep::sorted_hash {
 namespace {
 
 class SortedRunTest : public ::testing::Test {
  protected:
-  const char* Entry(const std::string& key, SequenceNumber seq) {
-    char* buf = region_.At(region_.Allocate(EncodedEntrySize(key.size(), 1)));
+  // An entry written into the region, and its slot (whose ref names it).
+  RunSlot Slot(const std::string& key, SequenceNumber seq) {
+    const NodeRef ref = region_.Allocate(EncodedEntrySize(key.size(), 1));
+    char* buf = region_.At(ref);
     EncodeEntry(buf, key, seq, 1, "v");
-    return buf;
+    return MakeSlot(order_, buf, ref);
   }
-  NodeRegion region_{4096};
+  util::Arena arena_;
+  NodeRegion region_{&arena_, 4096};
   format::KeyOrder order_{nullptr};
   MemoryCounter memory_ = std::make_shared<std::atomic<int64_t>>(0);
 };
@@ -47,7 +51,7 @@ TEST_F(SortedRunTest, KeysSharingAPrefixAreOrderedByFullKey) {
   // Same first 8 bytes: the prefix ties and the full comparison decides.
   std::vector<RunSlot> slots;
   for (const char* k : {"prefix00-c", "prefix00-a", "prefix00", "prefix00-b"}) {
-    slots.push_back(MakeSlot(order_, Entry(k, 1)));
+    slots.push_back(Slot(k, 1));
   }
   SortSlots(order_, &slots);
   std::vector<std::string> keys;
@@ -58,11 +62,11 @@ TEST_F(SortedRunTest, KeysSharingAPrefixAreOrderedByFullKey) {
 TEST_P(SortedRunLayoutTest, MergeInterleavesAndCountsMemory) {
   std::vector<RunSlot> even, odd;
   for (int i = 0; i < 100; ++i) {
-    (i % 2 ? odd : even).push_back(MakeSlot(order_, Entry(testing::NumberKey(i), 1)));
+    (i % 2 ? odd : even).push_back(Slot(testing::NumberKey(i), 1));
   }
   {
-    auto a = std::make_shared<const SortedRun>(region_.base(), even, memory_, layout());
-    auto b = std::make_shared<const SortedRun>(region_.base(), odd, memory_, layout());
+    auto a = std::make_shared<const SortedRun>(&region_, even, memory_, layout());
+    auto b = std::make_shared<const SortedRun>(&region_, odd, memory_, layout());
     EXPECT_EQ(memory_->load(), static_cast<int64_t>(a->bytes() + b->bytes()));
     auto m = SortedRun::Merge(order_, *a, *b, memory_, layout());
     ASSERT_EQ(m->size(), 100u);
@@ -82,10 +86,10 @@ TEST_P(SortedRunLayoutTest, MergeInterleavesAndCountsMemory) {
 TEST_P(SortedRunLayoutTest, BoundsFindTheRightSlots) {
   std::vector<RunSlot> slots;
   for (int i = 0; i < 50; ++i) {
-    slots.push_back(MakeSlot(order_, Entry(testing::NumberKey(i / 5), 10 - i % 5)));
+    slots.push_back(Slot(testing::NumberKey(i / 5), 10 - i % 5));
   }
   SortSlots(order_, &slots);
-  const SortedRun run(region_.base(), slots, memory_, layout());
+  const SortedRun run(&region_, slots, memory_, layout());
   // key 3 has versions 10..6 at slots 15..19; a seek at snapshot 8 lands on seq 8.
   const std::string target = testing::InternalKey(testing::NumberKey(3), 8);
   const Target t(order_, target);
@@ -113,10 +117,10 @@ TEST_P(SortedRunLayoutTest, BoundsAgreeWithAPlainSearchWhenPrefixesRepeat) {
                       std::to_string(rng() % 100000);
     if (std::find(keys.begin(), keys.end(), key) != keys.end()) continue;
     keys.push_back(key);
-    slots.push_back(MakeSlot(order_, Entry(key, 1)));
+    slots.push_back(Slot(key, 1));
   }
   SortSlots(order_, &slots);
-  const SortedRun run(region_.base(), slots, memory_, layout());
+  const SortedRun run(&region_, slots, memory_, layout());
   for (int i = 0; i < 3000; ++i) {
     std::string key = (rng() % 2 ? "samepref" : "p" + std::to_string(rng() % 60)) +
                       std::to_string(rng() % 100000);
@@ -137,14 +141,14 @@ TEST_P(SortedRunLayoutTest, MergingCursorOverManySourcesMatchesOneSortedArray) {
   std::vector<std::vector<RunSlot>> sources(5);
   std::vector<RunSlot> all;
   for (int i = 0; i < 5000; ++i) {
-    RunSlot s = MakeSlot(order_, Entry(testing::NumberKey(rng() % 1000000), i));
+    RunSlot s = Slot(testing::NumberKey(rng() % 1000000), i);
     sources[rng() % 5].push_back(s);
     all.push_back(s);
   }
   std::vector<std::unique_ptr<SortedRun>> runs;
   for (auto& s : sources) {
     SortSlots(order_, &s);
-    runs.push_back(std::make_unique<SortedRun>(region_.base(), s, memory_, layout()));
+    runs.push_back(std::make_unique<SortedRun>(&region_, s, memory_, layout()));
   }
   SortSlots(order_, &all);
   MergingCursor cursor(order_);
@@ -185,31 +189,31 @@ TEST_P(SortedRunLayoutTest, MergingCursorOverManySourcesMatchesOneSortedArray) {
 TEST_F(SortedRunTest, SmallRunsKeepEveryPrefixAndBigRunsOnlyFences) {
   std::vector<RunSlot> slots;
   for (size_t i = 0; i <= SortedRun::kPrefixedRunMax; ++i) {
-    slots.push_back(MakeSlot(order_, Entry(testing::NumberKey(i), 1)));
+    slots.push_back(Slot(testing::NumberKey(i), 1));
   }
   SortSlots(order_, &slots);
-  const SortedRun big(region_.base(), slots, memory_);
+  const SortedRun big(&region_, slots, memory_);
   EXPECT_LE(big.bytes(), slots.size() * SortedRun::kMaxBytesPerEntry + 8 +
                             8 * (slots.size() / (SortedRun::kFenceStride * SortedRun::kTopStride) + 1));
   const std::vector<RunSlot> half(slots.begin(), slots.begin() + SortedRun::kPrefixedRunMax);
-  const SortedRun small(region_.base(), half, memory_);
+  const SortedRun small(&region_, half, memory_);
   EXPECT_GE(small.bytes(), half.size() * SortedRun::kBytesPerEntryWithPrefixes);
   // A merge picks the layout by the merged size.
   const std::vector<RunSlot> lower(slots.begin(), slots.begin() + 10);
   const std::vector<RunSlot> upper(slots.begin() + 10, slots.end());
-  auto merged = SortedRun::Merge(order_, SortedRun(region_.base(), lower, memory_),
-                                 SortedRun(region_.base(), upper, memory_), memory_);
+  auto merged = SortedRun::Merge(order_, SortedRun(&region_, lower, memory_),
+                                 SortedRun(&region_, upper, memory_), memory_);
   EXPECT_EQ(merged->bytes(), big.bytes());
 }
 
 // A set of runs of the given sizes (the entries are placeholders: PickMerge
 // looks at sizes only).
 RunSet SetOfSizes(const std::vector<size_t>& sizes, const MemoryCounter& memory) {
-  static const char kBase[8] = {0};
+  static const char kEntry[1] = {0};
   RunSet set;
   for (size_t n : sizes) {
     set.runs.push_back(std::make_shared<const SortedRun>(
-        kBase, std::vector<RunSlot>(n, RunSlot{0, kBase}), memory));
+        nullptr, std::vector<RunSlot>(n, RunSlot{0, kEntry, 0}), memory));
   }
   return set;
 }

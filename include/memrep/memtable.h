@@ -35,9 +35,7 @@ struct MemTableOptions {
   SortedHashOptions sorted_hash;
   // nullptr: bytewise. Must outlive the MemTable; see comparator.h for what it must satisfy.
   const UserKeyComparator* comparator = nullptr;
-  // Size of the blocks of the memtable's arena, for reps that take their
-  // entries from it. The sorted hash rep keeps its entries in a node region
-  // of its own instead (chunks sized from sorted_hash.write_buffer_size).
+  // Size of the arena blocks entries are written into.
   size_t arena_block_size = 256 * 1024;
 };
 

@@ -21,9 +21,8 @@
 
 namespace memrep {
 
-// Where a rep takes the memory of its entries from, unless it keeps them in
-// memory of its own, which its MemoryUsage then counts (the sorted hash rep
-// does). The memory must stay valid and unmoved until the rep is destroyed.
+// Where a rep takes the memory of its entries from. The memory must stay valid
+// and unmoved until the rep is destroyed.
 class Allocator {
  public:
   virtual ~Allocator() = default;

@@ -42,8 +42,8 @@ struct SortedHashOptions {
   static constexpr uint64_t kMaxBucketCount = uint64_t{1} << 30;  // 4 GiB of buckets
   static constexpr uint64_t kDefaultWriteBufferSize = uint64_t{64} << 20;
   static constexpr uint64_t kMinWriteBufferSize = uint64_t{4} << 10;
-  // A rep holds at most 32 GiB of entries (its node region); half of that
-  // leaves room for a memtable that overshoots its size.
+  // A rep addresses at most 32 GiB of entries (4-byte references to 8-byte
+  // units); half of that leaves room for a memtable that overshoots its size.
   static constexpr uint64_t kMaxWriteBufferSize = uint64_t{16} << 30;
   static constexpr uint32_t kMaxRuns = 64;
   static constexpr uint32_t kMaxThreshold = uint32_t{1} << 24;
@@ -74,10 +74,7 @@ struct SortedHashOptions {
   Status Get(const std::string& name, std::string* value) const;
 };
 
-// REQUIRES: options.Validate().ok(). The rep keeps its entries in a node
-// region of its own (4-byte references need one contiguous range; see
-// docs/sorted_hash.md), counted by its MemoryUsage: context.allocator is not
-// used for them.
+// REQUIRES: options.Validate().ok(), context.allocator != nullptr.
 std::unique_ptr<Rep> NewSortedHashRep(const SortedHashOptions& options, const RepContext& context);
 
 }  // namespace memrep

@@ -30,7 +30,9 @@ void Core::Close() {
 std::vector<RunSlot> Core::CollectTail(const RunSet& set, const WriteList::Heads& heads) const {
   std::vector<RunSlot> tail;
   WriteList::ForEachBetween(region, heads, set.covered,
-                            [&](const Node* n) { tail.push_back(MakeSlot(order, n->entry())); });
+                            [&](const Node* n, NodeRef r) {
+                              tail.push_back(MakeSlot(order, n->entry(), EntryRef(r)));
+                            });
   return tail;
 }
 
@@ -47,7 +49,9 @@ Core::Tail Core::BuildTail(const RunSet& set) {
   std::vector<RunSlot> delta;
   if (tail.covered == set.covered) {
     WriteList::ForEachBetween(region, heads, tail.heads,
-                              [&](const Node* n) { delta.push_back(MakeSlot(order, n->entry())); });
+                              [&](const Node* n, NodeRef r) {
+                                delta.push_back(MakeSlot(order, n->entry(), EntryRef(r)));
+                              });
   } else {
     delta = CollectTail(set, heads);
     tail = Tail{};
@@ -59,14 +63,14 @@ Core::Tail Core::BuildTail(const RunSet& set) {
   if (tail.size() + delta.size() >= options.seal_threshold) {
     // Big enough to become a run: built as Seal would and not cached, so the
     // cache never holds more than seal_threshold entries.
-    const SortedRun fresh(region.base(), delta, run_memory);
+    const SortedRun fresh(&region, delta, run_memory);
     std::shared_ptr<const SortedRun> sealed = Seal(tail, &fresh);
     tail.levels.assign(1, std::move(sealed));
     return tail;
   }
   if (!delta.empty()) {
     constexpr auto kWithPrefixes = SortedRun::Layout::kWithPrefixes;
-    tail.levels.push_back(std::make_shared<const SortedRun>(region.base(), delta, run_memory,
+    tail.levels.push_back(std::make_shared<const SortedRun>(&region, delta, run_memory,
                                                                kWithPrefixes));
     // Restore the ratio between levels: the smallest two merge while the
     // smaller is more than 1/kTailRatio of the bigger.
@@ -100,7 +104,7 @@ std::shared_ptr<const SortedRun> Core::Seal(const Tail& tail, const SortedRun* m
   std::vector<const SortedRun*> parts;
   if (more != nullptr && more->size() > 0) parts.push_back(more);
   for (auto it = tail.levels.rbegin(); it != tail.levels.rend(); ++it) parts.push_back(it->get());
-  const SortedRun empty(region.base(), std::vector<RunSlot>{}, run_memory);
+  const SortedRun empty(&region, std::vector<RunSlot>{}, run_memory);
   while (parts.size() < 2) parts.push_back(&empty);
   std::shared_ptr<const SortedRun> run;
   for (size_t i = 1; i < parts.size(); ++i) {

@@ -21,14 +21,15 @@ namespace memrep::sorted_hash {
 
 class Core : public std::enable_shared_from_this<Core> {
  public:
-  Core(const SortedHashOptions& options, const UserKeyComparator* comparator)
+  Core(const SortedHashOptions& options, const UserKeyComparator* comparator,
+       Allocator* allocator)
       : options(options),
         order(comparator),
-        region(NodeRegion::ChunkBytesFor(options.EffectiveWriteBufferSize())) {}
+        region(allocator, NodeRegion::ChunkBytesFor(options.EffectiveWriteBufferSize())) {}
 
   const SortedHashOptions options;
   const format::KeyOrder order;
-  // Every node; freed with the core, after the last task and iterator.
+  // Where every node is: chunks of the rep's Allocator, by reference.
   NodeRegion region;
   WriteList write_list;
   RunSetHolder runs;

@@ -31,4 +31,10 @@ inline Node* NodeAt(const NodeRegion& region, NodeRef ref) {
   return ref == 0 ? nullptr : reinterpret_cast<Node*>(region.At(ref));
 }
 
+// The reference of a node's entry: the unit after its header, in the same
+// chunk, since a node (header and a non-empty entry) never starts in a
+// chunk's last unit.
+inline NodeRef EntryRef(NodeRef node) { return node + sizeof(Node) / NodeRegion::kUnit; }
+static_assert(sizeof(Node) % NodeRegion::kUnit == 0, "an entry starts on a unit");
+
 }  // namespace memrep::sorted_hash

@@ -1,33 +1,38 @@
-// NodeRegion: the memory of a sorted hash rep's nodes, one contiguous
-// reservation addressed by 32-bit references, so a link costs 4 bytes where a
-// pointer costs 8 (a node's two links, a bucket).
+// NodeRegion: where a sorted hash rep's nodes live, addressed by 32-bit
+// references, so a link costs 4 bytes where a pointer costs 8 (a node's two
+// links, a bucket, a run slot).
 //
-//   reservation: [ chunk 0 (unused: ref 0 is null) | chunk 1 | chunk 2 | ... ]
-//                  ref r = byte offset / kUnit; a node starts on a unit
-//   committed:   the prefix made readable and writable so far; pages are
-//                still only backed by memory when first touched
-//   shard i:     cursor -> inside the chunk its threads are filling
+//   chunks:  memory taken from the rep's Allocator (RocksDB's memtable arena,
+//            so RocksDB and its WriteBufferManager count it as they count
+//            the skip list's nodes), chunk_bytes at a time
+//   table:   [ 0 ][ base1 ][ base2 ] ...  chunk index -> chunk memory
+//   ref r:   chunk index (high bits) | offset in kUnit units (low bits);
+//            node = table[r >> shift] + (r & mask) * kUnit; chunk 0 is never
+//            used, so ref 0 means none
+//   shard i: cursor -> the next free unit of the chunk its threads fill
 //
 // Thread safety: Allocate from any thread. Each thread allocates from the
 // shard of its ThreadSlot by moving that shard's cursor (a CAS that threads
-// only contend on when they share a shard); a shard takes a new chunk from the
-// region's top (one fetch_add, and under a mutex an mprotect when the top
-// passes the committed prefix) once per chunk, not per node. Ref conversions
-// from any thread.
+// only contend on when they share a shard); a shard takes a new chunk (one
+// fetch_add for its index, one allocation) once per chunk, not per node. At
+// from any thread, for a ref whose node it has seen published.
 // Invariants:
-//  1. Chunks are kChunkUnits long and start at multiples of it, so a cursor
-//     strictly inside a chunk, or at its end, names the chunk it fills.
-//  2. Memory below top_ is committed before any ref into it is handed out.
-// Limit: kMaxBytes of nodes per rep (the reservation); past that Allocate
-// throws std::bad_alloc, as an allocator out of memory does.
+//  1. Chunks are kChunkUnits long and start at multiples of it in ref space,
+//     so a cursor strictly inside a chunk, or at its end, names the chunk.
+//  2. A chunk's table slot is written once, before any ref into it is handed
+//     out. Refs reach other threads only inside published nodes (release
+//     stores the reader pairs with acquire loads), so a reader that follows a
+//     ref also sees the slot. A table slot is never rewritten.
+// Limit: 2^32 units (32 GiB) of nodes per rep; past that Allocate throws
+// std::bad_alloc, as an allocator out of memory does.
 #pragma once
 
 #include <array>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <mutex>
 
+#include "memrep/rep.h"
 #include "util/thread_slot.h"
 
 namespace memrep::sorted_hash {
@@ -39,24 +44,23 @@ class NodeRegion {
   static constexpr size_t kUnit = 8;
   static constexpr uint64_t kMaxBytes = (uint64_t{1} << 32) * kUnit;  // 32 GiB
 
-  // chunk_bytes: what a shard takes at a time, a power of two of at least 4 KiB.
-  // reserve_bytes: the address space reserved, at most kMaxBytes (less only in tests).
-  explicit NodeRegion(size_t chunk_bytes, uint64_t reserve_bytes = kMaxBytes);
+  // chunk_bytes: what a shard takes at a time, a power of two of at least
+  // 4 KiB. max_bytes: the most this region hands out (tests set less).
+  NodeRegion(Allocator* allocator, size_t chunk_bytes, uint64_t max_bytes = kMaxBytes);
   ~NodeRegion();
   NodeRegion(const NodeRegion&) = delete;
   NodeRegion& operator=(const NodeRegion&) = delete;
 
-  // `bytes` bytes aligned to kUnit, never moved or freed before the region.
+  // `bytes` bytes aligned to kUnit, never moved or freed before the
+  // allocator's memory is.
   NodeRef Allocate(size_t bytes);
 
-  char* At(NodeRef ref) const { return base_ + size_t{ref} * kUnit; }
-  const char* base() const { return base_; }
-  NodeRef RefOf(const void* p) const {
-    return static_cast<NodeRef>((static_cast<const char*>(p) - base_) / kUnit);
-  }
+  char* At(NodeRef ref) const { return table_[ref >> shift_] + size_t{ref & mask_} * kUnit; }
 
-  // Bytes handed to shards or large allocations so far. O(1), from any thread.
-  size_t AllocatedBytes() const;
+  // Chunks taken from the allocator so far, in bytes. From any thread.
+  size_t ChunkBytes() const;
+  // This region's own memory: the touched part of its chunk table. O(1).
+  size_t TableBytes() const;
 
   // The chunk size for a memtable of write_buffer_size bytes: 1/1024 of it,
   // within [4 KiB, 64 KiB], so the partly filled chunks of a few writer
@@ -66,23 +70,24 @@ class NodeRegion {
  private:
   static constexpr size_t kShards = 16;
   struct alignas(util::kCacheLine) Shard {
-    // The next free unit of the shard's chunk; 0 before its first chunk.
+    // The ref of the shard's next free unit; 0 before its first chunk.
     std::atomic<uint64_t> cursor{0};
   };
 
-  // Takes `units` (a multiple of kChunkUnits) from the top; returns the first.
-  uint64_t Grab(uint64_t units);
+  // Takes `chunks` consecutive chunks; returns the ref of the first's start.
+  uint64_t Grab(uint64_t chunks);
   uint64_t ChunkEnd(uint64_t cursor) const {
     return cursor == 0 ? 0 : ((cursor - 1) / chunk_units_ + 1) * chunk_units_;
   }
 
+  Allocator* const allocator_;
+  const uint32_t shift_;       // log2(chunk_units_)
   const uint64_t chunk_units_;
-  const uint64_t reserve_bytes_;
-  char* base_;
+  const uint64_t mask_;        // chunk_units_ - 1
+  const uint64_t max_chunks_;
+  char** table_;               // max_chunks_ slots, a fresh anonymous mapping
   std::array<Shard, kShards> shards_;
-  alignas(util::kCacheLine) std::atomic<uint64_t> top_;  // in units
-  std::mutex commit_mu_;
-  uint64_t committed_ = 0;  // bytes; GUARDED_BY(commit_mu_)
+  alignas(util::kCacheLine) std::atomic<uint64_t> next_chunk_{1};  // chunk 0: null
 };
 
 }  // namespace memrep::sorted_hash

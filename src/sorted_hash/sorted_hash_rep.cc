@@ -72,21 +72,23 @@ class Iterator final : public RepIterator {
 }  // namespace
 
 SortedHashRep::SortedHashRep(const SortedHashOptions& options, const RepContext& context)
-    : core_(std::make_shared<Core>(options, context.comparator)),
+    : core_(std::make_shared<Core>(options, context.comparator, context.allocator)),
       index_(options.EffectiveBucketCount(), &core_->region) {}
 
 SortedHashRep::~SortedHashRep() { core_->Close(); }
 
 KeyHandle SortedHashRep::Allocate(size_t len, char** entry) {
-  char* memory = core_->region.At(core_->region.Allocate(sizeof(Node) + len));
-  Node* node = new (memory) Node();
+  // The handle is the node's reference (never 0), not a pointer: a pointer
+  // cannot be turned back into a reference.
+  const NodeRef ref = core_->region.Allocate(sizeof(Node) + len);
+  Node* node = new (core_->region.At(ref)) Node();
   *entry = node->entry();
-  return node;
+  return reinterpret_cast<KeyHandle>(static_cast<uintptr_t>(ref));
 }
 
 bool SortedHashRep::Insert(KeyHandle handle) {
-  Node* node = static_cast<Node*>(handle);
-  const NodeRef ref = core_->region.RefOf(node);
+  const auto ref = static_cast<NodeRef>(reinterpret_cast<uintptr_t>(handle));
+  Node* node = NodeAt(core_->region, ref);
   if (!index_.Insert(core_->order, node, ref)) return false;
   const uint64_t in_shard = core_->write_list.Push(node, ref);
   if (in_shard % core_->options.background_cut == 0) core_->Schedule(false);
@@ -119,7 +121,8 @@ void SortedHashRep::Freeze() {
 bool SortedHashRep::frozen() const { return core_->frozen.load(std::memory_order_acquire); }
 
 size_t SortedHashRep::MemoryUsage() const {
-  // The node region (entries and their headers) is charged as it grows.
+  // Nodes are taken from the Allocator, which counts them; the node
+  // region's chunk table is charged as it grows.
   // Sorted runs are charged in advance, twice per entry: once for the run
   // that finally holds it, once for a merge that briefly holds its inputs and
   // its output. So the figure only grows with inserts and stays constant once
@@ -137,7 +140,7 @@ size_t SortedHashRep::MemoryUsage() const {
   // up per run, and only in runs of at least 4 * kTopStride of them: under
   // 1.25 * entries / kTopStride in all.
   const uint64_t top = n * 5 / (4 * SortedRun::kTopStride);
-  return NodeBytes() + index_.bytes() + 2 * SortedRun::kMaxBytesPerEntry * n +
+  return core_->region.TableBytes() + index_.bytes() + 2 * SortedRun::kMaxBytesPerEntry * n +
          2 * sizeof(uint64_t) * top +
          2 * (SortedRun::kBytesPerEntryWithPrefixes - SortedRun::kMaxBytesPerEntry) * prefixed +
          3 * SortedRun::kBytesPerEntryWithPrefixes *
@@ -175,7 +178,7 @@ void SortedHashRep::RandomSample(size_t target, uint64_t seed,
                                  std::vector<const char*>* out) const {
   std::vector<const char*> all;
   WriteList::ForEachBetween(core_->region, core_->write_list.LoadHeads(), WriteList::Heads{},
-                            [&](const Node* n) { all.push_back(n->entry()); });
+                            [&](const Node* n, NodeRef) { all.push_back(n->entry()); });
   if (target < all.size()) {
     // A partial Fisher-Yates shuffle: the first `target` slots become a uniform sample.
     std::mt19937_64 rng(seed);
@@ -188,7 +191,7 @@ void SortedHashRep::RandomSample(size_t target, uint64_t seed,
   out->insert(out->end(), all.begin(), all.end());
 }
 
-size_t SortedHashRep::NodeBytes() const { return core_->region.AllocatedBytes(); }
+size_t SortedHashRep::NodeBytes() const { return core_->region.ChunkBytes(); }
 
 size_t SortedHashRep::NumRuns() const { return core_->runs.Current()->runs.size(); }
 

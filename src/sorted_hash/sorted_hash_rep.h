@@ -54,7 +54,7 @@ class SortedHashRep final : public Rep {
   // they hold (MemoryUsage charges an upper bound of these in advance).
   size_t NumRuns() const;
   size_t RunBytes() const;
-  // The bytes of node region handed out so far (part of MemoryUsage).
+  // The bytes of node chunks taken from the Allocator so far.
   size_t NodeBytes() const;
 
  private:

@@ -12,8 +12,8 @@ void SortSlots(const format::KeyOrder& order, std::vector<RunSlot>* slots) {
   });
 }
 
-SortedRun::Parts::Parts(const char* base, size_t n, bool keep_prefixes)
-    : base(base), keep(keep_prefixes) {
+SortedRun::Parts::Parts(const NodeRegion* region, size_t n, bool keep_prefixes)
+    : region(region), keep(keep_prefixes) {
   refs.reserve(n);
   if (keep) {
     prefixes.reserve(n);
@@ -31,17 +31,15 @@ void SortedRun::Parts::Add(NodeRef ref, uint64_t prefix) {
   refs.push_back(ref);
 }
 
-SortedRun::Parts SortedRun::FromSlots(const char* base, const std::vector<RunSlot>& sorted,
+SortedRun::Parts SortedRun::FromSlots(const NodeRegion* region, const std::vector<RunSlot>& sorted,
                                       Layout layout) {
-  Parts parts(base, sorted.size(), KeepsPrefixes(layout, sorted.size()));
-  for (const RunSlot& slot : sorted) {
-    parts.Add(static_cast<NodeRef>((slot.entry - base) / NodeRegion::kUnit), slot.prefix);
-  }
+  Parts parts(region, sorted.size(), KeepsPrefixes(layout, sorted.size()));
+  for (const RunSlot& slot : sorted) parts.Add(slot.ref, slot.prefix);
   return parts;
 }
 
 SortedRun::SortedRun(Parts parts, MemoryCounter memory)
-    : base_(parts.base),
+    : region_(parts.region),
       refs_(std::move(parts.refs)),
       fences_(std::move(parts.fences)),
       prefixes_(std::move(parts.prefixes)),
@@ -51,9 +49,9 @@ SortedRun::SortedRun(Parts parts, MemoryCounter memory)
   memory_->fetch_add(static_cast<int64_t>(bytes()), std::memory_order_relaxed);
 }
 
-SortedRun::SortedRun(const char* base, const std::vector<RunSlot>& sorted, MemoryCounter memory,
-                     Layout layout)
-    : SortedRun(FromSlots(base, sorted, layout), std::move(memory)) {}
+SortedRun::SortedRun(const NodeRegion* region, const std::vector<RunSlot>& sorted,
+                     MemoryCounter memory, Layout layout)
+    : SortedRun(FromSlots(region, sorted, layout), std::move(memory)) {}
 
 SortedRun::~SortedRun() {
   memory_->fetch_sub(static_cast<int64_t>(bytes()), std::memory_order_relaxed);
@@ -63,8 +61,8 @@ std::shared_ptr<const SortedRun> SortedRun::Merge(const format::KeyOrder& order,
                                                   const SortedRun& a, const SortedRun& b,
                                                   MemoryCounter memory, Layout layout) {
   const size_t n = a.size() + b.size();
-  Parts out(a.base_, n, KeepsPrefixes(layout, n));
-  // Entries sit in region order, not key order: fetch a few ahead so the
+  Parts out(a.region_, n, KeepsPrefixes(layout, n));
+  // Entries sit in insertion order, not key order: fetch a few ahead so the
   // comparisons rarely wait for memory. Each head's prefix is read once, when
   // it becomes the head; most comparisons are then one integer comparison.
   constexpr size_t kAhead = 8;

@@ -5,8 +5,8 @@
 //   refs:    [ r0 ][ r1 ][ r2 ][ r3 ][ r4 ] ...     4 bytes per entry
 //   fences:  [ prefix(e0)            ][ prefix(e4) ] 2 bytes per entry
 //
-// A reference is the entry's offset from its rep's NodeRegion, in region
-// units: entry i = base + refs[i] * NodeRegion::kUnit.
+// A reference names the entry in its rep's NodeRegion: entry i =
+// region.At(refs[i]).
 //
 // A search first binary-searches the fences (a compact array that mostly
 // stays in cache) to the one or two blocks that can hold the target, then
@@ -38,10 +38,12 @@
 
 namespace memrep::sorted_hash {
 
-// An entry with its prefix, for sorting a batch of entries.
+// An entry with its prefix and its NodeRegion reference, for sorting a
+// batch of entries.
 struct RunSlot {
   uint64_t prefix;
   const char* entry;
+  NodeRef ref;
 };
 
 inline uint64_t EntryPrefix(const format::KeyOrder& order, const char* entry) {
@@ -49,8 +51,8 @@ inline uint64_t EntryPrefix(const format::KeyOrder& order, const char* entry) {
   return order.Prefix(format::EntryUserKey(entry, &tag));
 }
 
-inline RunSlot MakeSlot(const format::KeyOrder& order, const char* entry) {
-  return RunSlot{EntryPrefix(order, entry), entry};
+inline RunSlot MakeSlot(const format::KeyOrder& order, const char* entry, NodeRef ref) {
+  return RunSlot{EntryPrefix(order, entry), entry, ref};
 }
 
 inline int CompareSlots(const format::KeyOrder& order, const RunSlot& a, const RunSlot& b) {
@@ -93,16 +95,16 @@ class SortedRun {
   // kAuto: kWithPrefixes up to kPrefixedRunMax entries, else kFenced.
   enum class Layout { kFenced, kWithPrefixes, kAuto };
 
-  // REQUIRES: `sorted` is sorted and holds distinct entries, each in the
-  // region that starts at `base`.
-  SortedRun(const char* base, const std::vector<RunSlot>& sorted, MemoryCounter memory,
+  // REQUIRES: `sorted` is sorted and holds distinct entries of `region`,
+  // which outlives the run.
+  SortedRun(const NodeRegion* region, const std::vector<RunSlot>& sorted, MemoryCounter memory,
             Layout layout = Layout::kAuto);
   ~SortedRun();
   SortedRun(const SortedRun&) = delete;
   SortedRun& operator=(const SortedRun&) = delete;
 
   // A run holding the entries of both, which must not share an entry and
-  // must have the same base.
+  // must be of the same region.
   static std::shared_ptr<const SortedRun> Merge(const format::KeyOrder& order, const SortedRun& a,
                                                 const SortedRun& b, MemoryCounter memory,
                                                 Layout layout = Layout::kAuto);
@@ -112,7 +114,7 @@ class SortedRun {
   bool InDefaultLayout() const {
     return KeepsPrefixes(Layout::kAuto, size()) == !prefixes_.empty();
   }
-  const char* entry(size_t i) const { return base_ + size_t{refs_[i]} * NodeRegion::kUnit; }
+  const char* entry(size_t i) const { return region_->At(refs_[i]); }
   // The prefix of entry i: kept, or read from the entry.
   uint64_t PrefixAt(const format::KeyOrder& order, size_t i) const {
     return prefixes_.empty() ? EntryPrefix(order, entry(i)) : prefixes_[i];
@@ -155,18 +157,19 @@ class SortedRun {
   // A run's arrays while it is built, in order: every prefix, or a fence
   // every kFenceStride entries (the layout chosen for its final size).
   struct Parts {
-    Parts(const char* base, size_t n, bool keep_prefixes);
+    Parts(const NodeRegion* region, size_t n, bool keep_prefixes);
     // Whether the next Add needs its prefix (callers that must read an
     // entry for it can skip the read otherwise).
     bool NeedsPrefix() const { return keep || refs.size() % kFenceStride == 0; }
     void Add(NodeRef ref, uint64_t prefix);
-    const char* base;
+    const NodeRegion* region;
     bool keep;
     Array<NodeRef> refs;
     Array<uint64_t> fences, prefixes;
   };
   SortedRun(Parts parts, MemoryCounter memory);
-  static Parts FromSlots(const char* base, const std::vector<RunSlot>& sorted, Layout layout);
+  static Parts FromSlots(const NodeRegion* region, const std::vector<RunSlot>& sorted,
+                         Layout layout);
   static bool KeepsPrefixes(Layout layout, size_t n) {
     return layout == Layout::kWithPrefixes || (layout == Layout::kAuto && n <= kPrefixedRunMax);
   }
@@ -176,7 +179,7 @@ class SortedRun {
   // Fills top_ from the fences or prefixes (none for small runs).
   void BuildTop();
 
-  const char* base_;
+  const NodeRegion* region_;
   Array<NodeRef> refs_;
   Array<uint64_t> fences_;    // kFenced: fences_[j] = prefix of entry(j * kFenceStride)
   Array<uint64_t> prefixes_;  // kWithPrefixes: prefixes_[i] = prefix of entry(i)

@@ -58,15 +58,15 @@ class WriteList {
     return total;
   }
 
-  // Calls fn(node) for each node pushed after `older` and up to `newer`, per
-  // shard, newest first. REQUIRES: older[i] was a head of shard i no later than newer[i].
+  // Calls fn(node, ref) for each node pushed after `older` and up to `newer`,
+  // per shard, newest first. REQUIRES: older[i] was a head of shard i no later than newer[i].
   template <typename Fn>
   static void ForEachBetween(const NodeRegion& region, const Heads& newer, const Heads& older,
                              Fn&& fn) {
     for (size_t i = 0; i < kShards; ++i) {
       for (NodeRef r = newer[i]; r != older[i];) {
         const Node* n = NodeAt(region, r);
-        fn(n);
+        fn(n, r);
         r = n->list_next;
       }
     }
