@@ -5,6 +5,7 @@
 #include <rocksdb/convenience.h>
 #include <rocksdb/db.h>
 #include <rocksdb/utilities/options_util.h>
+#include <rocksdb/write_buffer_manager.h>
 
 #include <filesystem>
 
@@ -154,6 +155,30 @@ TEST_F(PluginDbTest, OptionsFileRoundTrips) {
   std::string v;
   ASSERT_TRUE(db->Get(rdb::ReadOptions(), "k", &v).ok());
   EXPECT_EQ(v, "v");
+}
+
+TEST_F(PluginDbTest, AWriteBufferManagerCountsTheEntries) {
+  // RocksDB reports only its memtable arena's blocks to a WriteBufferManager
+  // (db_write_buffer_size, cache charging): the rep's nodes must be in that
+  // arena for the manager to see them.
+  auto manager = std::make_shared<rdb::WriteBufferManager>(size_t{1} << 30);
+  rdb::Options options;
+  options.create_if_missing = true;
+  options.write_buffer_size = 16 << 20;
+  options.write_buffer_manager = manager;
+  options.memtable_factory = NewSortedHashRepFactory();
+  rdb::DB* raw;
+  ASSERT_TRUE(rdb::DB::Open(options, path_, &raw).ok());
+  std::unique_ptr<rdb::DB> db(raw);
+  rdb::WriteOptions write;
+  write.disableWAL = true;
+  constexpr int kEntries = 20000;
+  const std::string value(100, 'v');
+  for (int i = 0; i < kEntries; ++i) {
+    ASSERT_TRUE(db->Put(write, "key" + std::to_string(i), value).ok());
+  }
+  EXPECT_GE(manager->memory_usage(), size_t{kEntries} * value.size());
+  EXPECT_GE(manager->mutable_memtable_memory_usage(), size_t{kEntries} * value.size());
 }
 
 TEST_F(PluginDbTest, HashIndexIsSizedFromTheWriteBufferAndCharged) {
