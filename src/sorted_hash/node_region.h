@@ -14,10 +14,10 @@
 // Thread safety: Allocate from any thread. Each thread allocates from the
 // shard of its ThreadSlot by moving that shard's cursor (a CAS that threads
 // only contend on when they share a shard); a shard takes a new chunk (one
-// fetch_add for its index, one allocation) once per chunk, not per node. At
-// from any thread, for a ref whose node it has seen published.
+// CAS for its index, one allocation) once per chunk, not per node. At from
+// any thread, for a ref whose node that thread has seen published.
 // Invariants:
-//  1. Chunks are kChunkUnits long and start at multiples of it in ref space,
+//  1. Chunks are chunk_units_ long and start at multiples of it in ref space,
 //     so a cursor strictly inside a chunk, or at its end, names the chunk.
 //  2. A chunk's table slot is written once, before any ref into it is handed
 //     out. Refs reach other threads only inside published nodes (release
