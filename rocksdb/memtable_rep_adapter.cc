@@ -1,7 +1,12 @@
 #include "memtable_rep_adapter.h"
 
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <new>
 #include <random>
 #include <string_view>
+#include <vector>
 
 namespace memrep::rocksdb_plugin {
 namespace {
@@ -10,65 +15,306 @@ using ROCKSDB_NAMESPACE::Slice;
 
 std::string_view View(const Slice& s) { return std::string_view(s.data(), s.size()); }
 
-class IteratorAdapter final : public ROCKSDB_NAMESPACE::MemTableRep::Iterator {
- public:
-  explicit IteratorAdapter(std::unique_ptr<RepIterator> it) : it_(std::move(it)) {}
+std::string_view InternalKeyOfRow(const char* row) {
+  return View(ROCKSDB_NAMESPACE::GetLengthPrefixedSlice(row));
+}
 
-  bool Valid() const override { return it_->Valid(); }
-  const char* key() const override { return it_->entry(); }
-  void Next() override { it_->Next(); }
-  void Prev() override { it_->Prev(); }
-  // memtable_key may be null (MemTableIterator passes none); the internal key
-  // is always given and is all memrep needs.
-  void Seek(const Slice& internal_key, const char* /*memtable_key*/) override {
-    it_->Seek(View(internal_key));
-  }
-  void SeekForPrev(const Slice& internal_key, const char* /*memtable_key*/) override {
-    it_->SeekForPrev(View(internal_key));
-  }
-  void SeekToFirst() override { it_->SeekToFirst(); }
-  void SeekToLast() override { it_->SeekToLast(); }
-
- private:
-  const std::unique_ptr<RepIterator> it_;
-};
+// A read RocksDB cannot be told about failed: stop with the reason.
+[[noreturn]] void ReadFailed(const Status& s) {
+  std::fprintf(stderr, "memrep: a memtable read failed inside RocksDB, which has no way to report "
+                       "it: %s\n", s.ToString().c_str());
+  std::abort();
+}
 
 }  // namespace
 
-MemTableRepAdapter::MemTableRepAdapter(ROCKSDB_NAMESPACE::Allocator* arena,
+char* ArenaAllocator::AllocateAligned(size_t bytes) noexcept {
+  try {
+    return arena_->AllocateAligned(bytes);
+  } catch (const std::bad_alloc&) {
+    return nullptr;
+  }
+}
+
+// The rep's iterator, merged with a snapshot of the overflow when it holds
+// rows (taken at each positioning call, as the rep's view is). Without an
+// overflow every call goes straight to the rep's iterator.
+//
+// Merging: `current_` names the source under the cursor; moving forward, the
+// other source rests on its first row after the current one, moving
+// backward on its last row before it. Rows are distinct across the two, so a
+// change of direction re-seeks the other source once.
+class MemTableRepAdapter::MergedIterator final : public ROCKSDB_NAMESPACE::MemTableRep::Iterator {
+ public:
+  MergedIterator(const MemTableRepAdapter& owner, std::unique_ptr<RepIterator> rep)
+      : owner_(owner), rep_(std::move(rep)) {}
+
+  bool Valid() const override { return merged() ? current_ != kNone : rep_->Valid(); }
+  const char* key() const override {
+    return merged() && current_ == kExtra ? extra_[static_cast<size_t>(pos_)] : rep_->row();
+  }
+  void Next() override {
+    if (!merged()) return rep_->Next();
+    if (!forward_) {
+      const std::string_view at = InternalKeyOfRow(key());
+      if (current_ == kExtra) {
+        rep_->Seek(at);
+    CheckPositioned();
+      } else {
+        pos_ = LowerBound(at);
+      }
+      forward_ = true;
+    }
+    if (current_ == kExtra) {
+      ++pos_;
+    } else {
+      rep_->Next();
+    }
+    PickForward();
+  }
+  void Prev() override {
+    if (!merged()) return rep_->Prev();
+    if (forward_) {
+      const std::string_view at = InternalKeyOfRow(key());
+      if (current_ == kExtra) {
+        rep_->SeekForPrev(at);
+    CheckPositioned();
+      } else {
+        pos_ = LowerBound(at) - 1;
+      }
+      forward_ = false;
+    }
+    if (current_ == kExtra) {
+      --pos_;
+    } else {
+      rep_->Prev();
+    }
+    PickBackward();
+  }
+  // memtable_key may be null (MemTableIterator passes none); the internal key
+  // is always given and is all memrep needs.
+  void Seek(const Slice& internal_key, const char* /*memtable_key*/) override {
+    Refresh();
+    rep_->Seek(View(internal_key));
+    CheckPositioned();
+    if (!merged()) return;
+    pos_ = LowerBound(View(internal_key));
+    forward_ = true;
+    PickForward();
+  }
+  void SeekForPrev(const Slice& internal_key, const char* /*memtable_key*/) override {
+    Refresh();
+    rep_->SeekForPrev(View(internal_key));
+    CheckPositioned();
+    if (!merged()) return;
+    pos_ = UpperBound(View(internal_key)) - 1;
+    forward_ = false;
+    PickBackward();
+  }
+  void SeekToFirst() override {
+    Refresh();
+    rep_->SeekToFirst();
+    CheckPositioned();
+    if (!merged()) return;
+    pos_ = 0;
+    forward_ = true;
+    PickForward();
+  }
+  void SeekToLast() override {
+    Refresh();
+    rep_->SeekToLast();
+    CheckPositioned();
+    if (!merged()) return;
+    pos_ = static_cast<ptrdiff_t>(extra_.size()) - 1;
+    forward_ = false;
+    PickBackward();
+  }
+
+ private:
+  enum Source { kNone, kRep, kExtra };
+
+  // After a positioning call: a rep iterator that could not be positioned
+  // (out of memory) has no answer RocksDB could be given.
+  void CheckPositioned() const {
+    if (!rep_->Valid()) {
+      Status s = rep_->status();
+      if (!s.ok()) ReadFailed(s);
+    }
+  }
+  bool merged() const { return !extra_.empty(); }
+  void Refresh() {
+    OverflowRows* overflow = owner_.OverflowIfUsed();
+    if (overflow != nullptr && overflow->count() != extra_.size()) {
+      try {
+        extra_ = overflow->Snapshot();
+      } catch (const std::bad_alloc&) {
+        ReadFailed(Status::OutOfMemory("could not copy the memtable's overflow rows"));
+      }
+    }
+  }
+  bool ExtraValid() const { return pos_ >= 0 && pos_ < static_cast<ptrdiff_t>(extra_.size()); }
+  const char* Extra() const { return extra_[static_cast<size_t>(pos_)]; }
+  // First overflow row >= key (> key with `upper`).
+  ptrdiff_t Bound(std::string_view key, bool upper) const {
+    const Slice k(key.data(), key.size());
+    const auto& cmp = owner_.cmp_;
+    auto it = upper ? std::upper_bound(extra_.begin(), extra_.end(), k,
+                                       [&](const Slice& a, const char* row) { return cmp(row, a) > 0; })
+                    : std::lower_bound(extra_.begin(), extra_.end(), k,
+                                       [&](const char* row, const Slice& a) { return cmp(row, a) < 0; });
+    return it - extra_.begin();
+  }
+  ptrdiff_t LowerBound(std::string_view key) const { return Bound(key, false); }
+  ptrdiff_t UpperBound(std::string_view key) const { return Bound(key, true); }
+  void PickForward() {
+    const bool a = rep_->Valid(), b = ExtraValid();
+    current_ = !a && !b ? kNone
+               : !b     ? kRep
+               : !a     ? kExtra
+                        : (owner_.cmp_(rep_->row(), Extra()) < 0 ? kRep : kExtra);
+  }
+  void PickBackward() {
+    const bool a = rep_->Valid(), b = ExtraValid();
+    current_ = !a && !b ? kNone
+               : !b     ? kRep
+               : !a     ? kExtra
+                        : (owner_.cmp_(rep_->row(), Extra()) > 0 ? kRep : kExtra);
+  }
+
+  const MemTableRepAdapter& owner_;
+  const std::unique_ptr<RepIterator> rep_;
+  std::vector<const char*> extra_;  // the overflow's rows, sorted; empty: not merging
+  ptrdiff_t pos_ = -1;
+  Source current_ = kNone;
+  bool forward_ = true;
+};
+
+MemTableRepAdapter::MemTableRepAdapter(const ROCKSDB_NAMESPACE::MemTableRep::KeyComparator& cmp,
+                                       ROCKSDB_NAMESPACE::Allocator* arena,
                                        std::unique_ptr<ArenaAllocator> allocator,
-                                       std::unique_ptr<Rep> rep)
-    : MemTableRep(arena), allocator_(std::move(allocator)), rep_(std::move(rep)) {}
+                                       std::unique_ptr<Rep> rep, const RepTraits& traits,
+                                       size_t full_signal_bytes)
+    : MemTableRep(arena),
+      cmp_(cmp),
+      arena_allocator_(std::move(allocator)),
+      rep_(std::move(rep)),
+      traits_(traits),
+      full_signal_bytes_(full_signal_bytes) {}
 
 MemTableRepAdapter::~MemTableRepAdapter() = default;
 
+OverflowRows& MemTableRepAdapter::Overflow() {
+  std::call_once(overflow_once_, [this] { overflow_ = std::make_unique<OverflowRows>(cmp_); });
+  return *overflow_;
+}
+
+MemTableRepAdapter::KeyHandle MemTableRepAdapter::Allocate(const size_t len, char** buf) {
+  // Once a row overflowed, every later one does too: a writer's duplicate
+  // (which follows its original) then always finds the original by
+  // InsertRow's checks.
+  KeyHandle handle;
+  if (!overflowed_.load(std::memory_order_relaxed) && rep_->Allocate(len, &handle, buf).ok()) {
+    return handle;
+  }
+  // The rep has no room: the row goes to the overflow (see the header).
+  OverflowRows& overflow = Overflow();
+  *buf = overflow.Allocate(allocator_, len);
+  overflowed_.store(true, std::memory_order_release);  // readers now look at the overflow
+  return *buf;
+}
+
+bool MemTableRepAdapter::InsertRow(KeyHandle handle, bool concurrent) {
+  OverflowRows* overflow = OverflowIfUsed();
+  if (overflow == nullptr) {
+    return concurrent ? rep_->InsertConcurrently(handle) : rep_->Insert(handle);
+  }
+  // A row allocated before the rep filled up still goes to the rep. A
+  // duplicate shares the sequence of the batch being written, so it comes
+  // from the same writer after its original: an overflow row's original is
+  // in the rep or in the overflow, and both are checked.
+  if (overflow->TakePending(static_cast<const char*>(handle))) {
+    const char* row = static_cast<const char*>(handle);
+    if (traits_.detects_duplicates && rep_->Contains(InternalKeyOfRow(row))) return false;
+    return overflow->Insert(row);
+  }
+  return concurrent ? rep_->InsertConcurrently(handle) : rep_->Insert(handle);
+}
+
 bool MemTableRepAdapter::Contains(const char* memtable_key) const {
-  return rep_->Contains(View(ROCKSDB_NAMESPACE::GetLengthPrefixedSlice(memtable_key)));
+  const std::string_view key = InternalKeyOfRow(memtable_key);
+  if (rep_->Contains(key)) return true;
+  OverflowRows* overflow = OverflowIfUsed();
+  return overflow != nullptr && overflow->Contains(key);
 }
 
 void MemTableRepAdapter::Get(const ROCKSDB_NAMESPACE::LookupKey& key, void* arg,
                              bool (*callback)(void* arg, const char* entry)) {
-  rep_->Get(View(InternalKeyOf(key)), arg, callback);
+  const Slice internal_key = InternalKeyOf(key);
+  OverflowRows* overflow = OverflowIfUsed();
+  if (overflow == nullptr || overflow->count() == 0) {
+    rep_->GetRows(View(internal_key), arg, callback);
+    return;
+  }
+  // Rare: rows in both places. Walk them merged, in order.
+  MergedIterator it(*this, rep_->NewIterator());
+  for (it.Seek(internal_key, nullptr); it.Valid(); it.Next()) {
+    if (!callback(arg, it.key())) return;
+  }
 }
 
 uint64_t MemTableRepAdapter::ApproximateNumEntries(const Slice& start_ikey, const Slice& end_ikey) {
-  return rep_->ApproximateNumEntries(View(start_ikey), View(end_ikey));
+  uint64_t n = rep_->ApproximateNumEntries(View(start_ikey), View(end_ikey));
+  if (OverflowRows* overflow = OverflowIfUsed()) {
+    for (const char* row : overflow->Snapshot()) {
+      if (cmp_(row, start_ikey) >= 0 && cmp_(row, end_ikey) < 0) ++n;
+    }
+  }
+  return n;
 }
 
 void MemTableRepAdapter::UniqueRandomSample(const uint64_t /*num_entries*/,
                                             const uint64_t target_sample_size,
                                             std::unordered_set<const char*>* entries) {
   std::vector<const char*> sample;
-  rep_->RandomSample(target_sample_size, std::random_device{}(), &sample);
+  Status s = rep_->RandomSample(target_sample_size, std::random_device{}(), &sample);
+  if (!s.ok()) ReadFailed(s);
   entries->insert(sample.begin(), sample.end());
+  if (OverflowRows* overflow = OverflowIfUsed()) {
+    for (const char* row : overflow->Snapshot()) {
+      if (entries->size() >= target_sample_size) break;
+      entries->insert(row);
+    }
+  }
+}
+
+size_t MemTableRepAdapter::ApproximateMemoryUsage() {
+  size_t usage = rep_->MemoryUsage();
+  OverflowRows* overflow = OverflowIfUsed();
+  if (overflow != nullptr) usage += overflow->bytes();
+  // Full: say so in the only way RocksDB listens (see the header). Both
+  // conditions only turn true with inserts, so the figure never grows once
+  // the memtable is read-only.
+  if (overflow != nullptr || rep_->NearlyFull()) usage += full_signal_bytes_;
+  return usage;
 }
 
 ROCKSDB_NAMESPACE::MemTableRep::Iterator* MemTableRepAdapter::GetIterator(
     ROCKSDB_NAMESPACE::Arena* arena) {
-  if (arena == nullptr) return new IteratorAdapter(rep_->NewIterator());
+  std::unique_ptr<RepIterator> rep;
+  try {
+    rep = rep_->NewIterator();
+  } catch (const std::bad_alloc&) {
+    ReadFailed(Status::OutOfMemory("could not allocate a memtable iterator"));
+  }
+  if (arena == nullptr) return new MergedIterator(*this, std::move(rep));
   // The caller only runs the destructor: the object must live in its arena.
-  void* memory = AsAllocator(arena)->AllocateAligned(sizeof(IteratorAdapter));
-  return new (memory) IteratorAdapter(rep_->NewIterator());
+  void* memory = AsAllocator(arena)->AllocateAligned(sizeof(MergedIterator));
+  return new (memory) MergedIterator(*this, std::move(rep));
+}
+
+size_t MemTableRepAdapter::OverflowCount() const {
+  OverflowRows* overflow = OverflowIfUsed();
+  return overflow == nullptr ? 0 : overflow->count();
 }
 
 }  // namespace memrep::rocksdb_plugin

@@ -1,22 +1,39 @@
 // MemTableRepAdapter: any memrep rep as a rocksdb::MemTableRep. Written once
-// for every rep; a rep's factory only decides which memrep rep to build.
+// for every rep; the factory only decides which rep to build.
+//
+// RocksDB's write path cannot fail: Allocate returns memory and Insert
+// returns void (InsertKey's false means "duplicate", nothing else). So when
+// the rep cannot take a row (its region is exhausted, or its allocator
+// failed) the adapter keeps the row in OverflowRows, in RocksDB's arena, and
+// from then on reads merge the two; and ApproximateMemoryUsage reports the
+// memtable as full (`full_signal_bytes` more than it holds) as soon as the
+// rep is NearlyFull or anything overflowed, so RocksDB switches memtables
+// while the rep still has room for the writes in flight.
+//
+// No exception crosses into RocksDB: the write path has its fallback; a
+// read that cannot get memory (an iterator sorting the newest rows) has no
+// way to report it to RocksDB and no correct answer to give, so it prints
+// why and aborts, as RocksDB does when its own arena fails.
 #pragma once
 
 #include <rocksdb/memtablerep.h>
 
+#include <atomic>
 #include <memory>
+#include <mutex>
 
 #include "memrep/rep.h"
+#include "overflow_rows.h"
 #include "rocksdb_abi.h"
 
 namespace memrep::rocksdb_plugin {
 
-// memrep's Allocator over the memtable's arena: entries are charged to the
+// memrep's Allocator over the memtable's arena: rows are charged to the
 // memtable (and its WriteBufferManager) exactly as the skip list's are.
 class ArenaAllocator final : public memrep::Allocator {
  public:
   explicit ArenaAllocator(ROCKSDB_NAMESPACE::Allocator* arena) : arena_(arena) {}
-  char* AllocateAligned(size_t bytes) override { return arena_->AllocateAligned(bytes); }
+  char* AllocateAligned(size_t bytes) noexcept override;
 
  private:
   ROCKSDB_NAMESPACE::Allocator* const arena_;
@@ -26,29 +43,28 @@ class MemTableRepAdapter final : public ROCKSDB_NAMESPACE::MemTableRep {
  public:
   using KeyHandle = ROCKSDB_NAMESPACE::KeyHandle;
 
-  // `allocator` must be the one `rep` was built on.
-  MemTableRepAdapter(ROCKSDB_NAMESPACE::Allocator* arena,
-                     std::unique_ptr<ArenaAllocator> allocator, std::unique_ptr<Rep> rep);
+  // `allocator` must be the one `rep` was built on; `cmp` the memtable's.
+  MemTableRepAdapter(const ROCKSDB_NAMESPACE::MemTableRep::KeyComparator& cmp,
+                     ROCKSDB_NAMESPACE::Allocator* arena,
+                     std::unique_ptr<ArenaAllocator> allocator, std::unique_ptr<Rep> rep,
+                     const RepTraits& traits, size_t full_signal_bytes);
   ~MemTableRepAdapter() override;
 
-  KeyHandle Allocate(const size_t len, char** buf) override { return rep_->Allocate(len, buf); }
+  KeyHandle Allocate(const size_t len, char** buf) override;
 
   // Insert* without "Key" may not meet duplicates (RocksDB's REQUIRES); the
-  // Insert*Key* forms report them. Hints are accepted and ignored: the hash
-  // index finds the place of a key without one.
-  void Insert(KeyHandle handle) override { rep_->Insert(handle); }
-  bool InsertKey(KeyHandle handle) override { return rep_->Insert(handle); }
-  void InsertWithHint(KeyHandle handle, void**) override { rep_->Insert(handle); }
-  bool InsertKeyWithHint(KeyHandle handle, void**) override { return rep_->Insert(handle); }
-  void InsertConcurrently(KeyHandle handle) override { rep_->InsertConcurrently(handle); }
-  bool InsertKeyConcurrently(KeyHandle handle) override {
-    return rep_->InsertConcurrently(handle);
-  }
+  // Insert*Key* forms report them. Hints are accepted and ignored.
+  void Insert(KeyHandle handle) override { (void)InsertRow(handle, false); }
+  bool InsertKey(KeyHandle handle) override { return InsertRow(handle, false); }
+  void InsertWithHint(KeyHandle handle, void**) override { (void)InsertRow(handle, false); }
+  bool InsertKeyWithHint(KeyHandle handle, void**) override { return InsertRow(handle, false); }
+  void InsertConcurrently(KeyHandle handle) override { (void)InsertRow(handle, true); }
+  bool InsertKeyConcurrently(KeyHandle handle) override { return InsertRow(handle, true); }
   void InsertWithHintConcurrently(KeyHandle handle, void**) override {
-    rep_->InsertConcurrently(handle);
+    (void)InsertRow(handle, true);
   }
   bool InsertKeyWithHintConcurrently(KeyHandle handle, void**) override {
-    return rep_->InsertConcurrently(handle);
+    return InsertRow(handle, true);
   }
 
   bool Contains(const char* memtable_key) const override;
@@ -59,12 +75,32 @@ class MemTableRepAdapter final : public ROCKSDB_NAMESPACE::MemTableRep {
                                  const ROCKSDB_NAMESPACE::Slice& end_ikey) override;
   void UniqueRandomSample(const uint64_t num_entries, const uint64_t target_sample_size,
                           std::unordered_set<const char*>* entries) override;
-  size_t ApproximateMemoryUsage() override { return rep_->MemoryUsage(); }
+  size_t ApproximateMemoryUsage() override;
   Iterator* GetIterator(ROCKSDB_NAMESPACE::Arena* arena) override;
 
+  // For tests: rows kept in the overflow.
+  size_t OverflowCount() const;
+
  private:
-  const std::unique_ptr<ArenaAllocator> allocator_;
+  class MergedIterator;
+  bool InsertRow(KeyHandle handle, bool concurrent);
+  // The overflow, created on first use.
+  OverflowRows& Overflow();
+  // The overflow if anything was ever put there, else nullptr. O(1).
+  OverflowRows* OverflowIfUsed() const {
+    return overflowed_.load(std::memory_order_acquire) ? overflow_.get() : nullptr;
+  }
+
+  const ROCKSDB_NAMESPACE::MemTableRep::KeyComparator& cmp_;
+  // memrep's view of the arena (MemTableRep::allocator_ is RocksDB's).
+  const std::unique_ptr<ArenaAllocator> arena_allocator_;
   const std::unique_ptr<Rep> rep_;
+  const RepTraits traits_;
+  const size_t full_signal_bytes_;
+  std::once_flag overflow_once_;
+  std::unique_ptr<OverflowRows> overflow_;
+  // Set (release) once overflow_ exists and a row was allocated there.
+  std::atomic<bool> overflowed_{false};
 };
 
 }  // namespace memrep::rocksdb_plugin

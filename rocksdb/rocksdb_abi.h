@@ -7,8 +7,17 @@
 
 #include <rocksdb/memtablerep.h>
 #include <rocksdb/slice.h>
+#include <rocksdb/version.h>
 
 #include <cstddef>
+
+// The declarations below copy RocksDB 7.8's layouts. Built against another
+// RocksDB they would compile and be silently wrong, so refuse it (CMake
+// checks the same at configure time, with the same advice).
+static_assert(ROCKSDB_MAJOR == 7 && ROCKSDB_MINOR == 8,
+              "memrep's RocksDB plugin declares RocksDB 7.8's memtable Allocator and LookupKey "
+              "layouts; this RocksDB is another version. Build with -DMEMREP_WITH_ROCKSDB=OFF "
+              "for the standalone library alone.");
 
 namespace ROCKSDB_NAMESPACE {
 

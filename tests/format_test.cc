@@ -28,27 +28,27 @@ TEST(Varint, RoundTripsAndRejectsTruncation) {
   }
 }
 
-TEST(Entry, EncodesTheRocksDbLayout) {
+TEST(Row, EncodesTheRocksDbLayout) {
   char buf[64];
-  char* end = EncodeEntry(buf, "abc", 0x0102, 1, "xy");
-  ASSERT_EQ(end - buf, static_cast<ptrdiff_t>(EncodedEntrySize(3, 2)));
+  char* end = EncodeRow(buf, EntryView{"abc", PackTag(0x0102, 1), "xy"});
+  ASSERT_EQ(end - buf, static_cast<ptrdiff_t>(RowSize(3, 2)));
   // varint32(11) | "abc" | fixed64 LE ((0x0102 << 8) | 1) | varint32(2) | "xy"
   const unsigned char expected[] = {11, 'a', 'b', 'c', 0x01, 0x02, 0x01, 0, 0, 0, 0, 0, 2, 'x', 'y'};
   ASSERT_EQ(sizeof(expected), static_cast<size_t>(end - buf));
   EXPECT_EQ(0, std::memcmp(buf, expected, sizeof(expected)));
-  EntryView v = DecodeEntry(buf);
+  EntryView v = DecodeRow(buf);
   EXPECT_EQ(v.user_key, "abc");
   EXPECT_EQ(v.sequence(), 0x0102u);
   EXPECT_EQ(v.type(), 1);
   EXPECT_EQ(v.value, "xy");
-  EXPECT_EQ(v.internal_key().size(), 11u);
+  EXPECT_EQ(EntryView::Of("abc", 0x0102, ValueType::kValue, "xy").tag, v.tag);
 }
 
-TEST(Entry, LongKeysAndValuesUseMultiByteLengths) {
+TEST(Row, LongKeysAndValuesUseMultiByteLengths) {
   std::string key(300, 'k'), value(70000, 'v');
-  std::string buf(EncodedEntrySize(key.size(), value.size()), '\0');
-  EncodeEntry(buf.data(), key, kMaxSequenceNumber, 0, value);
-  EntryView v = DecodeEntry(buf.data());
+  std::string buf(RowSize(key.size(), value.size()), '\0');
+  EncodeRow(buf.data(), EntryView{key, PackTag(kMaxSequenceNumber, 0), value});
+  EntryView v = DecodeRow(buf.data());
   EXPECT_EQ(v.user_key, key);
   EXPECT_EQ(v.value, value);
   EXPECT_EQ(v.sequence(), kMaxSequenceNumber);
@@ -64,8 +64,21 @@ TEST(KeyOrder, UserKeyAscendingThenSequenceDescendingTypeIgnored) {
   EXPECT_LT(order.Compare("", PackTag(1, 1), "a", PackTag(9, 1)), 0);
 }
 
-TEST(KeyOrder, PrefixNeverContradictsTheOrder) {
-  format::KeyOrder order(nullptr);
+TEST(KeyOrder, ReverseBytewiseIsInlinedWithAnInvertedPrefix) {
+  format::KeyOrder order(ReverseBytewiseComparator());
+  EXPECT_EQ(order.kind(), format::KeyOrder::Kind::kReverseBytewise);
+  EXPECT_GT(order.CompareUserKeys("a", "b"), 0);
+  EXPECT_LT(order.CompareUserKeys("ab", "a"), 0);
+  EXPECT_LT(order.Compare("b", PackTag(1, 1), "a", PackTag(9, 1)), 0);
+  EXPECT_LT(order.Compare("a", PackTag(9, 1), "a", PackTag(1, 1)), 0) << "sequences still descend";
+  EXPECT_LT(order.Prefix("b"), order.Prefix("a"));
+}
+
+// The prefix of each built-in order: Prefix(a) < Prefix(b) must imply a < b.
+class PrefixTest : public ::testing::TestWithParam<const UserKeyComparator*> {};
+
+TEST_P(PrefixTest, PrefixNeverContradictsTheOrder) {
+  format::KeyOrder order(GetParam());
   std::mt19937 rng(1);
   for (int i = 0; i < 20000; ++i) {
     std::string a(rng() % 12, '\0'), b(rng() % 12, '\0');
@@ -81,6 +94,9 @@ TEST(KeyOrder, PrefixNeverContradictsTheOrder) {
     }
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(BuiltinOrders, PrefixTest,
+                         ::testing::Values(BytewiseComparator(), ReverseBytewiseComparator()));
 
 TEST(KeyOrder, CustomComparatorHasNoPrefix) {
   struct Reverse final : UserKeyComparator {

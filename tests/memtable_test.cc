@@ -45,12 +45,14 @@ TEST(MemTable, RefusesBadInputWithClearErrors) {
   ASSERT_TRUE(t->Get("k", 10, &v).ok());
   EXPECT_EQ(v, "v") << "a refused write changes nothing";
 
-  MemTableOptions bad;
-  bad.sorted_hash.max_runs = 0;
   std::unique_ptr<MemTable> none;
-  s = MemTable::Open(bad, &none);
+  s = MemTable::Open("id=memrep.SortedHash; max_runs=0", &none);
   EXPECT_TRUE(s.IsInvalidArgument());
   EXPECT_NE(s.message().find("max_runs"), std::string::npos);
+  EXPECT_EQ(none, nullptr);
+  s = MemTable::Open("memrep.NoSuchRep", &none);
+  EXPECT_TRUE(s.IsInvalidArgument());
+  EXPECT_NE(s.message().find("memrep.SortedHash"), std::string::npos) << "lists the known reps";
   EXPECT_EQ(none, nullptr);
 }
 
@@ -59,7 +61,8 @@ TEST(MemTable, MergeOperandsAreReadThroughIterators) {
   ASSERT_TRUE(t->Add("counter", 1, ValueType::kMerge, "+1").ok());
   std::string v;
   EXPECT_TRUE(t->Get("counter", 5, &v).IsInvalidArgument());
-  auto it = t->NewIterator();
+  std::unique_ptr<MemTableIterator> it;
+  ASSERT_TRUE(t->NewIterator(&it).ok());
   it->Seek("counter");
   ASSERT_TRUE(it->Valid());
   EXPECT_EQ(it->entry().type(), static_cast<uint8_t>(ValueType::kMerge));
@@ -99,7 +102,8 @@ TEST(MemTable, IteratorSeeksByUserKeyAndSnapshot) {
   auto t = Open();
   for (int i = 0; i < 10; ++i) ASSERT_TRUE(t->Put("key" + std::to_string(i), "v", 10 + i).ok());
   ASSERT_TRUE(t->Put("key5", "newer", 50).ok());
-  auto it = t->NewIterator();
+  std::unique_ptr<MemTableIterator> it;
+  ASSERT_TRUE(t->NewIterator(&it).ok());
   it->Seek("key5");
   ASSERT_TRUE(it->Valid());
   EXPECT_EQ(it->entry().sequence(), 50u);

@@ -1,4 +1,4 @@
-#include "util/page_allocator.h"
+#include "memory/page_allocator.h"
 
 #include <gtest/gtest.h>
 #include <malloc.h>
@@ -8,7 +8,7 @@
 
 #include "test_util.h"
 
-namespace memrep::util {
+namespace memrep::memory {
 namespace {
 
 template <typename T>
@@ -48,4 +48,4 @@ TEST(PageAllocator, ArraysGrowMoveAndFreeThroughEitherPath) {
 }
 
 }  // namespace
-}  // namespace memrep::util
+}  // namespace memrep::memory

@@ -1,8 +1,8 @@
-#include "util/quiet_detector.h"
+#include "concurrency/quiet_detector.h"
 
 #include <gtest/gtest.h>
 
-namespace memrep::util {
+namespace memrep::concurrency {
 namespace {
 
 using std::chrono::milliseconds;
@@ -30,4 +30,4 @@ TEST(QuietDetector, AChangeStartsThePeriodAgain) {
 }
 
 }  // namespace
-}  // namespace memrep::util
+}  // namespace memrep::concurrency

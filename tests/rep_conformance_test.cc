@@ -1,6 +1,13 @@
-// The rep contract, checked against a model (an ordered map of internal keys)
-// for every rep and configuration in rep_test_registry.h, under both the
-// bytewise comparator and a custom one.
+// The rep contract (include/memrep/rep.h), checked against a model (an
+// ordered map of entries) for every registered rep, with its default options
+// and each of its conformance_options strings, under the bytewise order, its
+// reverse and (where the rep's traits allow) a custom comparator, through
+// both faces:
+//   rows:  Allocate + Insert, GetRows, RepIterator::row (the RocksDB face);
+//          the rows handed back must be the very rows that were written
+//   views: Add, Get, RepIterator::entry (the standalone face); contents only
+// What a rep's traits say it does not do (detect duplicates, take concurrent
+// inserts) is not asked of it; nothing here knows a rep by its name.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,74 +16,149 @@
 #include <set>
 #include <thread>
 
-#include "rep_test_registry.h"
+#include "concurrency/background_pool.h"
+#include "memory/arena.h"
+#include "memrep/registry.h"
+#include "registry/registry.h"
 #include "test_util.h"
-#include "util/arena.h"
-#include "util/background_worker.h"
 
 namespace memrep::testing {
 namespace {
 
-// Orders keys backwards: exercises the comparator path (no prefixes).
-class ReverseComparator final : public UserKeyComparator {
+// Orders keys backwards through a virtual call: the custom-comparator path
+// (no prefixes).
+class CustomReverse final : public UserKeyComparator {
  public:
-  const char* Name() const override { return "test.Reverse"; }
+  const char* Name() const override { return "test.CustomReverse"; }
   int Compare(std::string_view a, std::string_view b) const override {
     return BytewiseComparator()->Compare(b, a);
   }
 };
-const ReverseComparator kReverse;
+const CustomReverse kCustomReverse;
+
+enum class Face { kRows, kViews };
 
 struct Param {
-  RepConfig config;
+  std::string spec;  // an options string
+  std::string label;
+  RepTraits traits;
   const UserKeyComparator* comparator;
+  Face face;
 };
 
 void PrintTo(const Param& p, std::ostream* os) {
-  *os << p.config.name << (p.comparator == &kReverse ? " (reverse order)" : " (bytewise)");
+  *os << p.spec << " / " << p.comparator->Name() << " / "
+      << (p.face == Face::kRows ? "rows" : "views");
 }
 
 std::string ParamName(const ::testing::TestParamInfo<Param>& info) {
-  return info.param.config.name + (info.param.comparator == &kReverse ? "_Reverse" : "_Bytewise");
+  std::string name = info.param.label;
+  name += info.param.comparator == BytewiseComparator()          ? "_Bytewise"
+          : info.param.comparator == ReverseBytewiseComparator() ? "_Reverse"
+                                                                 : "_Custom";
+  name += info.param.face == Face::kRows ? "_Rows" : "_Views";
+  for (char& c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
+  }
+  return name;
 }
 
 std::vector<Param> AllParams() {
   std::vector<Param> params;
-  for (const RepConfig& c : AllRepConfigs()) {
-    params.push_back({c, BytewiseComparator()});
-    params.push_back({c, &kReverse});
+  for (const registry::Registration* rep : registry::All()) {
+    std::vector<std::string> specs = {rep->name};
+    for (const std::string& options : rep->conformance_options) {
+      specs.push_back("id=" + rep->name + ";" + options);
+    }
+    std::vector<const UserKeyComparator*> comparators = {BytewiseComparator(),
+                                                         ReverseBytewiseComparator()};
+    if (rep->traits.comparators != RepTraits::Comparators::kBytewise) {
+      comparators.push_back(&kCustomReverse);
+    }
+    for (size_t i = 0; i < specs.size(); ++i) {
+      for (const UserKeyComparator* c : comparators) {
+        for (Face face : {Face::kRows, Face::kViews}) {
+          params.push_back({specs[i], rep->name + "_" + std::to_string(i), rep->traits, c, face});
+        }
+      }
+    }
   }
   return params;
 }
 
+// What the model knows of an entry.
+struct ModelEntry {
+  uint8_t type;
+  std::string value;
+  const char* row;  // the rows face: the row written
+};
+
 class RepConformance : public ::testing::TestWithParam<Param> {
  protected:
   RepConformance() : model_(ModelOrder{GetParam().comparator}) {
-    rep_ = GetParam().config.make(RepContext{&arena_, GetParam().comparator});
+    RepSpec spec;
+    Status s = RepSpec::Parse(GetParam().spec, &spec);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    RepContext context;
+    context.allocator = &arena_;
+    context.comparator = GetParam().comparator;
+    context.rows = rows();
+    s = spec.NewRep(context, &rep_);
+    EXPECT_TRUE(s.ok()) << s.ToString();
   }
 
+  bool rows() const { return GetParam().face == Face::kRows; }
+  const RepTraits& traits() const { return GetParam().traits; }
   const UserKeyComparator* cmp() const { return GetParam().comparator; }
 
-  // Inserts through the rep and the model; checks the duplicate answer agrees.
+  // Inserts one entry through the face under test, and into the model; the
+  // rep's duplicate answer must match the model's. A duplicate is attempted
+  // only with a rep whose traits say it detects them.
   void Add(const std::string& key, SequenceNumber seq, uint8_t type = 1,
            const std::string& value = "v") {
-    const char* entry;
-    KeyHandle h = MakeEntry(rep_.get(), key, seq, type, value + key, &entry);
     const bool expect_new = model_.count(ModelKey{key, seq}) == 0;
-    ASSERT_EQ(rep_->Insert(h), expect_new) << key << "@" << seq;
-    if (expect_new) model_[ModelKey{key, seq}] = entry;
+    if (!expect_new && !traits().detects_duplicates) return;  // not the caller's to ask
+    const EntryView entry{key, PackTag(seq, type), value + key};
+    const char* row = nullptr;
+    bool inserted;
+    if (rows()) {
+      KeyHandle h = MakeEntry(rep_.get(), key, seq, type, value + key, &row);
+      inserted = rep_->Insert(h);
+    } else {
+      Status s = rep_->Add(entry, false);
+      ASSERT_TRUE(s.ok() || s.IsAlreadyExists()) << s.ToString();
+      inserted = s.ok();
+    }
+    ASSERT_EQ(inserted, expect_new) << key << "@" << seq;
+    if (expect_new) model_[ModelKey{key, seq}] = ModelEntry{type, value + key, row};
   }
 
   // Random multi-version content: a small key space, so keys get many versions
-  // and duplicates are attempted.
+  // and duplicates are attempted (where the rep detects them).
   void FillRandom(int n, uint32_t seed) {
     std::mt19937 rng(seed);
     for (int i = 0; i < n; ++i) {
-      Add(NumberKey(rng() % 200, 3 + rng() % 3), rng() % 50, rng() % 3);
+      Add(NumberKey(rng() % 200, 3 + rng() % 3), rng() % 50, static_cast<uint8_t>(rng() % 3));
     }
   }
 
-  ModelKey At(const RepIterator& it) const { return KeyOf(it.entry()); }
+  ModelKey KeyAt(const RepIterator& it) const {
+    const EntryView e = it.entry();
+    return ModelKey{std::string(e.user_key), e.sequence()};
+  }
+
+  // The entry under `it` is the model's `m`: same key and sequence, same type
+  // and value, and in the rows face the very row that was written.
+  void ExpectEntry(const RepIterator& it, const Model<ModelEntry>::value_type& m) const {
+    const EntryView e = it.entry();
+    EXPECT_EQ(e.user_key, m.first.user_key);
+    EXPECT_EQ(e.sequence(), m.first.seq);
+    EXPECT_EQ(e.type(), m.second.type);
+    EXPECT_EQ(e.value, m.second.value);
+    if (rows()) {
+      EXPECT_EQ(it.row(), m.second.row) << "the iterator must hand out the stored row";
+    }
+  }
 
   void ExpectSameKey(const ModelKey& a, const ModelKey& b) const {
     EXPECT_EQ(a.user_key, b.user_key);
@@ -89,21 +171,48 @@ class RepConformance : public ::testing::TestWithParam<Param> {
     auto m = model_.begin();
     for (it->SeekToFirst(); it->Valid(); it->Next(), ++m) {
       ASSERT_NE(m, model_.end());
-      ExpectSameKey(At(*it), m->first);
-      ASSERT_EQ(it->entry(), m->second) << "the iterator must hand out the stored entry";
+      ExpectEntry(*it, *m);
     }
     EXPECT_EQ(m, model_.end());
+    EXPECT_TRUE(it->status().ok());
     auto r = model_.rbegin();
     for (it->SeekToLast(); it->Valid(); it->Prev(), ++r) {
       ASSERT_NE(r, model_.rend());
-      ExpectSameKey(At(*it), r->first);
+      ExpectEntry(*it, *r);
     }
     EXPECT_EQ(r, model_.rend());
   }
 
-  util::Arena arena_;
+  // The keys Get hands out from `target` on, while the user key matches.
+  std::vector<ModelKey> GetVersions(const ModelKey& target) const {
+    struct State {
+      const UserKeyComparator* cmp;
+      std::string key;
+      std::vector<ModelKey> seen;
+    } state{cmp(), target.user_key, {}};
+    const std::string ikey = InternalKey(target.user_key, target.seq);
+    auto visit = [](State* s, const EntryView& e) {
+      if (s->cmp->Compare(e.user_key, s->key) != 0) return false;
+      s->seen.push_back(ModelKey{std::string(e.user_key), e.sequence()});
+      return true;
+    };
+    if (rows()) {
+      rep_->GetRows(ikey, &state, [](void* arg, const char* row) {
+        return decltype(visit)()(static_cast<State*>(arg), DecodeRow(row));
+      });
+    } else {
+      rep_->Get(ikey, &state, [](void* arg, const EntryView& e) {
+        return decltype(visit)()(static_cast<State*>(arg), e);
+      });
+    }
+    return state.seen;
+  }
+
+  void Drain() { concurrency::BackgroundPool::Shared().Drain(); }
+
+  memory::Arena arena_;
   std::unique_ptr<Rep> rep_;
-  Model model_;
+  Model<ModelEntry> model_;
 };
 
 TEST_P(RepConformance, EmptyRep) {
@@ -116,22 +225,34 @@ TEST_P(RepConformance, EmptyRep) {
   EXPECT_FALSE(it->Valid());
   it->SeekForPrev(InternalKey("a", 5));
   EXPECT_FALSE(it->Valid());
-  EXPECT_FALSE(rep_->Contains(InternalKey("a", 5)));
   EXPECT_EQ(rep_->NumEntries(), 0u);
-  int calls = 0;
-  rep_->Get(InternalKey("a", 5), &calls, [](void* arg, const char*) {
-    ++*static_cast<int*>(arg);
-    return true;
-  });
-  EXPECT_EQ(calls, 0);
+  EXPECT_TRUE(GetVersions(ModelKey{"a", 5}).empty());
+  if (rows()) {
+    EXPECT_FALSE(rep_->Contains(InternalKey("a", 5)));
+  }
 }
 
-TEST_P(RepConformance, DuplicateUserKeyAndSequenceIsRefusedWhateverTheType) {
+// Suites for what only some reps do, or only one face has: each runs the
+// params whose traits or face call for it (no test is skipped).
+class DuplicateConformance : public RepConformance {};  // traits: detects_duplicates
+class ConcurrentConformance : public RepConformance {};  // traits: concurrent_insert
+class RowConformance : public RepConformance {};         // the rows face
+class ViewConformance : public RepConformance {};        // the views face
+
+TEST_P(DuplicateConformance, DuplicateUserKeyAndSequenceIsRefusedWhateverTheType) {
   Add("key", 7, static_cast<uint8_t>(ValueType::kValue));
-  KeyHandle dup = MakeEntry(rep_.get(), "key", 7, static_cast<uint8_t>(ValueType::kMerge), "x");
-  EXPECT_FALSE(rep_->Insert(dup));
-  KeyHandle dup2 = MakeEntry(rep_.get(), "key", 7, static_cast<uint8_t>(ValueType::kDeletion), "");
-  EXPECT_FALSE(rep_->InsertConcurrently(dup2));
+  if (rows()) {
+    KeyHandle dup = MakeEntry(rep_.get(), "key", 7, static_cast<uint8_t>(ValueType::kMerge), "x");
+    EXPECT_FALSE(rep_->Insert(dup));
+    KeyHandle dup2 =
+        MakeEntry(rep_.get(), "key", 7, static_cast<uint8_t>(ValueType::kDeletion), "");
+    EXPECT_FALSE(rep_->InsertConcurrently(dup2));
+  } else {
+    Status s = rep_->Add(EntryView::Of("key", 7, ValueType::kMerge, "x"), false);
+    EXPECT_TRUE(s.IsAlreadyExists()) << s.ToString();
+    s = rep_->Add(EntryView::Of("key", 7, ValueType::kDeletion, ""), traits().concurrent_insert);
+    EXPECT_TRUE(s.IsAlreadyExists()) << s.ToString();
+  }
   EXPECT_EQ(rep_->NumEntries(), 1u);
   Add("key", 8);
   EXPECT_EQ(rep_->NumEntries(), 2u);
@@ -141,6 +262,37 @@ TEST_P(RepConformance, DuplicateUserKeyAndSequenceIsRefusedWhateverTheType) {
 TEST_P(RepConformance, RandomContentMatchesModel) {
   FillRandom(3000, 1);
   EXPECT_EQ(rep_->NumEntries(), model_.size());
+  ExpectFullScansMatch();
+}
+
+TEST_P(ViewConformance, BatchesLandInOrder) {
+  std::vector<std::string> keys;
+  for (int i = 0; i < 50; ++i) keys.push_back(NumberKey(i * 7 % 50));
+  std::vector<EntryView> batch;
+  for (int i = 0; i < 50; ++i) {
+    batch.push_back(EntryView::Of(keys[i], 100 + i, ValueType::kValue, keys[i]));
+  }
+  ASSERT_TRUE(rep_->AddBatch(batch, false).ok());
+  for (int i = 0; i < 50; ++i) model_[ModelKey{keys[i], 100u + i}] = ModelEntry{1, keys[i], nullptr};
+  ExpectFullScansMatch();
+}
+
+TEST_P(DuplicateConformance, ABatchStopsAtARefusedRecordAndKeepsTheOnesBefore) {
+  if (rows()) {
+    // The rows face has no batches: RocksDB inserts a batch row by row.
+    Add("k", 1);
+    EXPECT_FALSE(rep_->Insert(MakeEntry(rep_.get(), "k", 1, 1, "again")));
+    ExpectFullScansMatch();
+    return;
+  }
+  Add("old", 5);
+  const std::vector<EntryView> clash = {EntryView::Of("new", 1, ValueType::kValue, "newnew"),
+                                        EntryView::Of("old", 5, ValueType::kValue, "x"),
+                                        EntryView::Of("never", 1, ValueType::kValue, "x")};
+  Status s = rep_->AddBatch(clash, false);
+  EXPECT_TRUE(s.IsAlreadyExists()) << s.ToString();
+  EXPECT_NE(s.message().find("batch record 1"), std::string::npos) << s.ToString();
+  model_[ModelKey{"new", 1}] = ModelEntry{1, "newnew", nullptr};
   ExpectFullScansMatch();
 }
 
@@ -157,7 +309,7 @@ TEST_P(RepConformance, SeekAndSeekForPrevMatchModel) {
       EXPECT_FALSE(it->Valid());
     } else {
       ASSERT_TRUE(it->Valid());
-      ExpectSameKey(At(*it), lb->first);
+      ExpectEntry(*it, *lb);
     }
     it->SeekForPrev(ikey);
     auto ub = model_.upper_bound(target);
@@ -165,7 +317,7 @@ TEST_P(RepConformance, SeekAndSeekForPrevMatchModel) {
       EXPECT_FALSE(it->Valid());
     } else {
       ASSERT_TRUE(it->Valid());
-      ExpectSameKey(At(*it), std::prev(ub)->first);
+      ExpectEntry(*it, *std::prev(ub));
     }
   }
 }
@@ -189,7 +341,7 @@ TEST_P(RepConformance, RandomWalkWithDirectionChanges) {
       m = m == model_.begin() ? model_.end() : std::prev(m);
     }
     ASSERT_EQ(it->Valid(), m != model_.end()) << "step " << step;
-    if (it->Valid()) ExpectSameKey(At(*it), m->first);
+    if (it->Valid()) ExpectSameKey(KeyAt(*it), m->first);
   }
 }
 
@@ -200,25 +352,14 @@ TEST_P(RepConformance, GetVisitsVersionsNewestFirstFromTheSnapshot) {
     const ModelKey target{NumberKey(rng() % 220, 3 + rng() % 3), rng() % 55};
     // The callback keeps going while the user key matches, like RocksDB's
     // SaveValue does for merge operands.
-    struct State {
-      const UserKeyComparator* cmp;
-      std::string key;
-      std::vector<ModelKey> seen;
-    } state{cmp(), target.user_key, {}};
-    rep_->Get(InternalKey(target.user_key, target.seq), &state, [](void* arg, const char* e) {
-      auto* s = static_cast<State*>(arg);
-      ModelKey k = KeyOf(e);
-      if (s->cmp->Compare(k.user_key, s->key) != 0) return false;
-      s->seen.push_back(k);
-      return true;
-    });
+    const std::vector<ModelKey> seen = GetVersions(target);
     std::vector<ModelKey> expected;
     for (auto m = model_.lower_bound(target);
          m != model_.end() && m->first.user_key == target.user_key; ++m) {
       expected.push_back(m->first);
     }
-    ASSERT_EQ(state.seen.size(), expected.size()) << target.user_key << "@" << target.seq;
-    for (size_t j = 0; j < expected.size(); ++j) ExpectSameKey(state.seen[j], expected[j]);
+    ASSERT_EQ(seen.size(), expected.size()) << target.user_key << "@" << target.seq;
+    for (size_t j = 0; j < expected.size(); ++j) ExpectSameKey(seen[j], expected[j]);
   }
 }
 
@@ -227,14 +368,21 @@ TEST_P(RepConformance, GetStopsWhenTheCallbackSaysSo) {
   Add("k", 2);
   Add("k", 1);
   int calls = 0;
-  rep_->Get(InternalKey("k", 10), &calls, [](void* arg, const char*) {
-    ++*static_cast<int*>(arg);
-    return false;
-  });
+  if (rows()) {
+    rep_->GetRows(InternalKey("k", 10), &calls, [](void* arg, const char*) {
+      ++*static_cast<int*>(arg);
+      return false;
+    });
+  } else {
+    rep_->Get(InternalKey("k", 10), &calls, [](void* arg, const EntryView&) {
+      ++*static_cast<int*>(arg);
+      return false;
+    });
+  }
   EXPECT_EQ(calls, 1);
 }
 
-TEST_P(RepConformance, ContainsIsExact) {
+TEST_P(RowConformance, ContainsIsExact) {
   FillRandom(1000, 8);
   std::mt19937 rng(9);
   for (int i = 0; i < 2000; ++i) {
@@ -252,21 +400,59 @@ TEST_P(RepConformance, IteratorSeesEverythingInsertedBeforeIt) {
   }
 }
 
+// The contract's point 3: RocksDB's Iterator::Refresh and tailing iterators
+// position an existing memtable iterator again and expect what was written
+// since; Next alone may stay on what the iterator saw.
+TEST_P(RepConformance, ARepositionedIteratorSeesInsertsMadeSinceItWasCreated) {
+  Add("b", 1);
+  auto it = rep_->NewIterator();
+  it->SeekToFirst();
+  ASSERT_TRUE(it->Valid());
+  Add("d", 2);
+  Add("b", 3);
+  it->Seek(InternalKey("b", kMaxSequenceNumber));
+  ASSERT_TRUE(it->Valid());
+  ExpectSameKey(KeyAt(*it), model_.lower_bound(ModelKey{"b", kMaxSequenceNumber})->first);
+  Add("f", 4);
+  it->SeekToLast();
+  ASSERT_TRUE(it->Valid());
+  ExpectSameKey(KeyAt(*it), model_.rbegin()->first);
+  Add("0", 5);
+  Add("z", 6);
+  it->SeekForPrev(InternalKey("0", 0));
+  ASSERT_TRUE(it->Valid());
+  if (cmp()->Compare("0", "z") < 0) {
+    EXPECT_EQ(it->entry().user_key, "0");
+  }
+  it->SeekToFirst();
+  ASSERT_TRUE(it->Valid());
+  ExpectSameKey(KeyAt(*it), model_.begin()->first);
+  size_t n = 0;
+  for (; it->Valid(); it->Next()) ++n;
+  EXPECT_EQ(n, model_.size()) << "a full scan after SeekToFirst sees every insert before it";
+}
+
 TEST_P(RepConformance, OldIteratorStaysValidAndOrderedWhileInsertsContinue) {
   FillRandom(500, 11);
   auto it = rep_->NewIterator();
-  const Model before = model_;
-  FillRandom(1500, 12);  // after the iterator was created
-  // It sees at least what was there before, in strictly increasing order.
+  it->SeekToFirst();
+  const Model<ModelEntry> before = model_;
+  FillRandom(1500, 12);  // after the iterator was positioned
+  // Next moves in strict order; a new scan sees at least what was there.
   std::set<std::pair<std::string, SequenceNumber>> seen;
-  const char* prev = nullptr;
   ModelOrder less{cmp()};
-  for (it->SeekToFirst(); it->Valid(); it->Next()) {
-    if (prev != nullptr) {
-      ASSERT_TRUE(less(KeyOf(prev), At(*it)));
+  ModelKey prev;
+  bool first = true;
+  for (; it->Valid(); it->Next()) {
+    const ModelKey k = KeyAt(*it);
+    if (!first) {
+      ASSERT_TRUE(less(prev, k));
     }
-    prev = it->entry();
-    ModelKey k = At(*it);
+    prev = k;
+    first = false;
+  }
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    const ModelKey k = KeyAt(*it);
     seen.insert({k.user_key, k.seq});
   }
   for (const auto& [k, e] : before) EXPECT_EQ(seen.count({k.user_key, k.seq}), 1u);
@@ -277,25 +463,27 @@ TEST_P(RepConformance, FrozenRepReadsTheSame) {
   rep_->Freeze();
   EXPECT_TRUE(rep_->frozen());
   ExpectFullScansMatch();
-  util::BackgroundWorker::Shared().Drain();  // whatever the rep does after freezing
+  Drain();  // whatever the rep does after freezing
   ExpectFullScansMatch();
 }
 
-TEST_P(RepConformance, MemoryUsageNeverGrowsOnceInsertsEnd) {
+TEST_P(RepConformance, MemoryUsageNeverGrowsOnceFrozen) {
   // RocksDB records a memtable's usage as it turns immutable (just before
   // MarkReadOnly) and requires that it never grows after.
   FillRandom(3000, 15);
   auto early = rep_->NewIterator();
   early->SeekToFirst();
   const size_t recorded = rep_->MemoryUsage();
+  const bool nearly_full = rep_->NearlyFull();
   rep_->Freeze();
   for (int i = 0; i < 5; ++i) {
     auto it = rep_->NewIterator();
     for (it->SeekToFirst(); it->Valid(); it->Next()) {
     }
     EXPECT_LE(rep_->MemoryUsage(), recorded);
-    util::BackgroundWorker::Shared().Drain();
+    Drain();
     EXPECT_LE(rep_->MemoryUsage(), recorded);
+    EXPECT_EQ(rep_->NearlyFull(), nearly_full);
   }
 }
 
@@ -303,14 +491,14 @@ TEST_P(RepConformance, StatisticsAndSampling) {
   const size_t empty_usage = rep_->MemoryUsage();
   FillRandom(3000, 14);
   rep_->Freeze();
-  util::BackgroundWorker::Shared().Drain();
+  Drain();
   EXPECT_EQ(rep_->NumEntries(), model_.size());
   EXPECT_GE(rep_->MemoryUsage(), empty_usage);
 
   // The whole range holds every entry; an empty range none.
   std::string lo = InternalKey(NumberKey(0, 3), kMaxSequenceNumber);
   std::string hi = InternalKey(NumberKey(99999, 5), 0);
-  if (cmp() == &kReverse) {
+  if (cmp()->Compare("a", "b") > 0) {  // a reverse order: the biggest key comes first
     lo = InternalKey(NumberKey(99999, 5), kMaxSequenceNumber);
     hi = InternalKey(NumberKey(0, 3), 0);
   }
@@ -318,52 +506,108 @@ TEST_P(RepConformance, StatisticsAndSampling) {
   EXPECT_LE(all, model_.size() + model_.size() / 2);
   EXPECT_GE(all, model_.size() / 2);
   EXPECT_EQ(rep_->ApproximateNumEntries(hi, hi), 0u);
+}
 
+TEST_P(RowConformance, RandomSamplesAreDistinctStoredRows) {
+  FillRandom(3000, 14);
+  rep_->Freeze();
+  Drain();
   std::vector<const char*> sample;
-  rep_->RandomSample(100, 42, &sample);
+  ASSERT_TRUE(rep_->RandomSample(100, 42, &sample).ok());
   ASSERT_EQ(sample.size(), 100u);
   std::set<const char*> distinct(sample.begin(), sample.end());
   EXPECT_EQ(distinct.size(), 100u);
   std::set<const char*> stored;
-  for (const auto& [k, e] : model_) stored.insert(e);
+  for (const auto& [k, e] : model_) stored.insert(e.row);
   for (const char* e : sample) EXPECT_EQ(stored.count(e), 1u);
   sample.clear();
-  rep_->RandomSample(model_.size() + 10, 42, &sample);
+  ASSERT_TRUE(rep_->RandomSample(model_.size() + 10, 42, &sample).ok());
   EXPECT_EQ(sample.size(), model_.size());
 }
 
-TEST_P(RepConformance, ConcurrentInsertsAllLand) {
+TEST_P(ConcurrentConformance, ConcurrentInsertsAllLand) {
   constexpr int kThreads = 4, kPerThread = 3000;
   std::vector<std::thread> threads;
   std::atomic<int> refused{0};
+  const bool dups = traits().detects_duplicates;
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
       for (int i = 0; i < kPerThread; ++i) {
-        // Every thread writes the same keys with its own sequences, plus one
-        // contested (key, sequence) per key that only one thread may win.
+        // Every thread writes the same keys with its own sequences, plus (for
+        // a rep that detects duplicates) one contested (key, sequence) per key
+        // that only one thread may win.
         const std::string key = NumberKey(i);
-        if (!rep_->InsertConcurrently(MakeEntry(rep_.get(), key, 1 + t, 1, "v"))) ++refused;
-        if (!rep_->InsertConcurrently(MakeEntry(rep_.get(), key, 100, 1, "c"))) ++refused;
+        bool ok;
+        if (rows()) {
+          ok = rep_->InsertConcurrently(MakeEntry(rep_.get(), key, 1 + t, 1, "v"));
+        } else {
+          ok = rep_->Add(EntryView::Of(key, 1 + t, ValueType::kValue, "v"), true).ok();
+        }
+        if (!ok) ++refused;
+        if (!dups) continue;
+        if (rows()) {
+          ok = rep_->InsertConcurrently(MakeEntry(rep_.get(), key, 100, 1, "c"));
+        } else {
+          ok = rep_->Add(EntryView::Of(key, 100, ValueType::kValue, "c"), true).ok();
+        }
+        if (!ok) ++refused;
       }
     });
   }
   for (auto& th : threads) th.join();
-  EXPECT_EQ(refused.load(), (kThreads - 1) * kPerThread);
-  EXPECT_EQ(rep_->NumEntries(), static_cast<uint64_t>((kThreads + 1) * kPerThread));
+  EXPECT_EQ(refused.load(), dups ? (kThreads - 1) * kPerThread : 0);
+  const uint64_t expected = (kThreads + (dups ? 1 : 0)) * static_cast<uint64_t>(kPerThread);
+  EXPECT_EQ(rep_->NumEntries(), expected);
   auto it = rep_->NewIterator();
   uint64_t n = 0;
-  const char* prev = nullptr;
   ModelOrder less{cmp()};
+  ModelKey prev;
   for (it->SeekToFirst(); it->Valid(); it->Next(), ++n) {
-    if (prev != nullptr) {
-      ASSERT_TRUE(less(KeyOf(prev), At(*it)));
+    const ModelKey k = KeyAt(*it);
+    if (n > 0) {
+      ASSERT_TRUE(less(prev, k));
     }
-    prev = it->entry();
+    prev = k;
   }
-  EXPECT_EQ(n, rep_->NumEntries());
+  EXPECT_EQ(n, expected);
+}
+
+template <typename Pred>
+std::vector<Param> ParamsWhere(Pred pred) {
+  std::vector<Param> params;
+  for (const Param& p : AllParams()) {
+    if (pred(p)) params.push_back(p);
+  }
+  return params;
 }
 
 INSTANTIATE_TEST_SUITE_P(AllReps, RepConformance, ::testing::ValuesIn(AllParams()), ParamName);
+INSTANTIATE_TEST_SUITE_P(
+    DetectingReps, DuplicateConformance,
+    ::testing::ValuesIn(ParamsWhere([](const Param& p) { return p.traits.detects_duplicates; })),
+    ParamName);
+INSTANTIATE_TEST_SUITE_P(
+    ConcurrentReps, ConcurrentConformance,
+    ::testing::ValuesIn(ParamsWhere([](const Param& p) { return p.traits.concurrent_insert; })),
+    ParamName);
+INSTANTIATE_TEST_SUITE_P(
+    AllReps, RowConformance,
+    ::testing::ValuesIn(ParamsWhere([](const Param& p) { return p.face == Face::kRows; })),
+    ParamName);
+INSTANTIATE_TEST_SUITE_P(
+    AllReps, ViewConformance,
+    ::testing::ValuesIn(ParamsWhere([](const Param& p) { return p.face == Face::kViews; })),
+    ParamName);
+
+// The suite runs every registered rep: memrep's own and the tests' examples.
+TEST(RepConformanceCoverage, EveryRegisteredRepIsRun) {
+  std::set<std::string> run;
+  for (const Param& p : AllParams()) run.insert(p.spec.substr(0, p.spec.find(';')));
+  for (const RepInfo& rep : ListReps()) {
+    EXPECT_EQ(run.count(rep.name), 1u) << rep.name;
+  }
+  EXPECT_GE(ListReps().size(), 3u) << "memrep's reps and the two test maps";
+}
 
 }  // namespace
 }  // namespace memrep::testing

@@ -1,29 +1,31 @@
-#include "sorted_hash/sorted_run.h"
+#include "runs/sorted_run.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <random>
 
-#include "sorted_hash/merging_cursor.h"
-#include "sorted_hash/run_set.h"
+#include "runs/merging_cursor.h"
+#include "runs/run_set.h"
 #include "test_util.h"
-#include "util/arena.h"
+#include "memory/arena.h"
 
-namespace memrep::sorted_hash {
+namespace memrep::runs {
 namespace {
 
 class SortedRunTest : public ::testing::Test {
  protected:
-  // An entry written into the region, and its slot (whose ref names it).
+  SortedRunTest() { EXPECT_TRUE(region_.Init().ok()); }
+  // A row written into the region, and its slot (whose ref names its node).
   RunSlot Slot(const std::string& key, SequenceNumber seq) {
-    const NodeRef ref = region_.Allocate(EncodedEntrySize(key.size(), 1));
-    char* buf = region_.At(ref);
-    EncodeEntry(buf, key, seq, 1, "v");
-    return MakeSlot(order_, buf, ref);
+    RowRef ref;
+    EXPECT_TRUE(region_.Allocate(RowSize(key.size(), 1), &ref).ok());
+    EncodeRow(region_.Row(ref), EntryView{key, PackTag(seq, 1), "v"});
+    return MakeSlot(order_, region_, ref);
   }
-  util::Arena arena_;
-  NodeRegion region_{&arena_, 4096};
+  memory::Arena arena_;
+  // Nodes with a 4-byte header, as a RunIndex's (its write-list link).
+  RowRegion region_{&arena_, 4096, 4};
   format::KeyOrder order_{nullptr};
   MemoryCounter memory_ = std::make_shared<std::atomic<int64_t>>(0);
 };
@@ -55,7 +57,7 @@ TEST_F(SortedRunTest, KeysSharingAPrefixAreOrderedByFullKey) {
   }
   SortSlots(order_, &slots);
   std::vector<std::string> keys;
-  for (const RunSlot& s : slots) keys.emplace_back(DecodeEntry(s.entry).user_key);
+  for (const RunSlot& s : slots) keys.emplace_back(DecodeRow(s.row).user_key);
   EXPECT_EQ(keys, (std::vector<std::string>{"prefix00", "prefix00-a", "prefix00-b", "prefix00-c"}));
 }
 
@@ -71,7 +73,7 @@ TEST_P(SortedRunLayoutTest, MergeInterleavesAndCountsMemory) {
     auto m = SortedRun::Merge(order_, *a, *b, memory_, layout());
     ASSERT_EQ(m->size(), 100u);
     for (int i = 0; i < 100; ++i) {
-      EXPECT_EQ(DecodeEntry(m->entry(i)).user_key, testing::NumberKey(i));
+      EXPECT_EQ(DecodeRow(m->row(i)).user_key, testing::NumberKey(i));
     }
     EXPECT_LE(m->bytes(), 100 * MaxBytesPerEntry() + 8);
     // The merged run's fences or prefixes work: every key is found where it is.
@@ -128,8 +130,8 @@ TEST_P(SortedRunLayoutTest, BoundsAgreeWithAPlainSearchWhenPrefixesRepeat) {
     const Target t(order_, ikey);
     size_t expected_lower = 0, expected_upper = 0;
     for (const RunSlot& s : slots) {
-      if (order_.CompareEntryToKey(s.entry, ikey) < 0) ++expected_lower;
-      if (order_.CompareEntryToKey(s.entry, ikey) <= 0) ++expected_upper;
+      if (order_.CompareRowToKey(s.row, ikey) < 0) ++expected_lower;
+      if (order_.CompareRowToKey(s.row, ikey) <= 0) ++expected_upper;
     }
     ASSERT_EQ(run.LowerBound(order_, t), expected_lower) << key;
     ASSERT_EQ(run.UpperBound(order_, t), expected_upper) << key;
@@ -154,7 +156,7 @@ TEST_P(SortedRunLayoutTest, MergingCursorOverManySourcesMatchesOneSortedArray) {
   MergingCursor cursor(order_);
   for (auto& r : runs) cursor.AddSource(r.get());
   size_t i = 0;
-  for (cursor.SeekToFirst(); cursor.Valid(); cursor.Next()) ASSERT_EQ(cursor.entry(), all[i++].entry);
+  for (cursor.SeekToFirst(); cursor.Valid(); cursor.Next()) ASSERT_EQ(cursor.row(), all[i++].row);
   EXPECT_EQ(i, all.size());
   // Seek and SeekForPrev (searched step by step across the sources) land
   // where a search of the one sorted array does, for keys present and absent.
@@ -162,18 +164,18 @@ TEST_P(SortedRunLayoutTest, MergingCursorOverManySourcesMatchesOneSortedArray) {
     const std::string key = testing::InternalKey(testing::NumberKey(rng() % 1000000), rng() % 600);
     size_t lower = 0, upper = 0;
     for (const RunSlot& s : all) {
-      if (order_.CompareEntryToKey(s.entry, key) < 0) ++lower;
-      if (order_.CompareEntryToKey(s.entry, key) <= 0) ++upper;
+      if (order_.CompareRowToKey(s.row, key) < 0) ++lower;
+      if (order_.CompareRowToKey(s.row, key) <= 0) ++upper;
     }
     cursor.Seek(key);
     ASSERT_EQ(cursor.Valid(), lower < all.size());
     if (lower < all.size()) {
-      ASSERT_EQ(cursor.entry(), all[lower].entry);
+      ASSERT_EQ(cursor.row(), all[lower].row);
     }
     cursor.SeekForPrev(key);
     ASSERT_EQ(cursor.Valid(), upper > 0);
     if (upper > 0) {
-      ASSERT_EQ(cursor.entry(), all[upper - 1].entry);
+      ASSERT_EQ(cursor.row(), all[upper - 1].row);
     }
   }
   // Zig-zag: Next then Prev returns to the same entry at every position.
@@ -181,7 +183,7 @@ TEST_P(SortedRunLayoutTest, MergingCursorOverManySourcesMatchesOneSortedArray) {
   for (size_t j = 0; j + 1 < all.size(); ++j) {
     cursor.Next();
     cursor.Prev();
-    ASSERT_EQ(cursor.entry(), all[j].entry) << j;
+    ASSERT_EQ(cursor.row(), all[j].row) << j;
     cursor.Next();
   }
 }
@@ -204,6 +206,21 @@ TEST_F(SortedRunTest, SmallRunsKeepEveryPrefixAndBigRunsOnlyFences) {
   auto merged = SortedRun::Merge(order_, SortedRun(&region_, lower, memory_),
                                  SortedRun(&region_, upper, memory_), memory_);
   EXPECT_EQ(merged->bytes(), big.bytes());
+}
+
+TEST_F(SortedRunTest, AMergeStopsWhenCancelled) {
+  // Enough rows for the merge to reach its first cancellation check.
+  std::vector<RunSlot> odd, even;
+  for (size_t i = 0; i < SortedRun::kCancelCheck + 100; ++i) {
+    (i % 2 ? odd : even).push_back(Slot(testing::NumberKey(i), 1));
+  }
+  const SortedRun a(&region_, odd, memory_), b(&region_, even, memory_);
+  std::atomic<bool> cancel{true};
+  EXPECT_EQ(SortedRun::Merge(order_, a, b, memory_, SortedRun::Layout::kAuto, &cancel), nullptr);
+  cancel = false;
+  auto merged = SortedRun::Merge(order_, a, b, memory_, SortedRun::Layout::kAuto, &cancel);
+  ASSERT_NE(merged, nullptr);
+  EXPECT_EQ(merged->size(), odd.size() + even.size());
 }
 
 // A set of runs of the given sizes (the entries are placeholders: PickMerge
@@ -235,4 +252,4 @@ TEST_F(SortedRunTest, PickMergeJoinsTheSmallestRunsWithinTheRatio) {
 }
 
 }  // namespace
-}  // namespace memrep::sorted_hash
+}  // namespace memrep::runs

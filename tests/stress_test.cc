@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "memrep/memtable.h"
+#include "registry/registry.h"
 
 namespace memrep {
 namespace {
@@ -33,7 +34,7 @@ std::string Key(int w, int64_t i) {
 
 class Stress {
  public:
-  explicit Stress(uint32_t seal_threshold) : seal_threshold_(seal_threshold) {}
+  explicit Stress(std::string spec) : spec_(std::move(spec)) {}
 
   std::shared_ptr<Table> Current() {
     std::lock_guard<std::mutex> lock(mu_);
@@ -43,10 +44,10 @@ class Stress {
   void Switch() {
     auto next = std::make_shared<Table>();
     MemTableOptions o;
-    o.sorted_hash.bucket_count = 1 << 12;
-    o.sorted_hash.seal_threshold = seal_threshold_;
-    o.sorted_hash.background_cut = 256;
-    EXPECT_TRUE(MemTable::Open(o, &next->mt).ok());
+    o.rep = spec_;
+    o.write_buffer_size = 1 << 20;
+    Status s = MemTable::Open(o, &next->mt);
+    EXPECT_TRUE(s.ok()) << s.ToString();
     std::shared_ptr<Table> old;
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -57,14 +58,26 @@ class Stress {
   }
 
  private:
-  const uint32_t seal_threshold_;
+  const std::string spec_;
   std::mutex mu_;
   std::shared_ptr<Table> current_;
 };
 
-// Iterators seal their tails (a threshold below the background cut's) or
-// share a tail sorted incrementally (one above it).
-class StressTest : public ::testing::TestWithParam<uint32_t> {};
+// Every registered rep, with its default options and each of the options
+// strings it gives the conformance suite (for the sorted hash rep: iterators
+// that seal their tails, or share a tail sorted incrementally).
+std::vector<std::string> Specs() {
+  std::vector<std::string> specs;
+  for (const registry::Registration* rep : registry::All()) {
+    specs.push_back(rep->name);
+    for (const std::string& options : rep->conformance_options) {
+      specs.push_back("id=" + rep->name + ";" + options);
+    }
+  }
+  return specs;
+}
+
+class StressTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(StressTest, WritersReadersIteratorsAndSwitches) {
   Stress stress(GetParam());
@@ -116,7 +129,8 @@ TEST_P(StressTest, WritersReadersIteratorsAndSwitches) {
       std::shared_ptr<Table> t = stress.Current();
       std::array<int64_t, kWriters> done;
       for (int w = 0; w < kWriters; ++w) done[w] = t->progress[w].load(std::memory_order_acquire);
-      auto it = t->mt->NewIterator();
+      std::unique_ptr<MemTableIterator> it;
+      ASSERT_TRUE(t->mt->NewIterator(&it).ok());
       for (int w = 0; w < kWriters; ++w) {
         if (done[w] == 0) continue;
         const std::string key = Key(w, done[w] - 1);
@@ -155,9 +169,13 @@ TEST_P(StressTest, WritersReadersIteratorsAndSwitches) {
   EXPECT_GT(checks.load(), 100);
 }
 
-INSTANTIATE_TEST_SUITE_P(SealThresholds, StressTest, ::testing::Values(32u, 4096u),
-                         [](const ::testing::TestParamInfo<uint32_t>& info) {
-                           return "Seal" + std::to_string(info.param);
+INSTANTIATE_TEST_SUITE_P(AllReps, StressTest, ::testing::ValuesIn(Specs()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           std::string name = std::to_string(info.index) + "_" + info.param;
+                           for (char& c : name) {
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           }
+                           return name;
                          });
 
 }  // namespace

@@ -2,6 +2,7 @@
 // entry construction, and the process's resident memory.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -30,7 +31,7 @@ inline size_t ResidentBytes() {
 // A user key and a sequence, ordered as a rep must order them.
 struct ModelKey {
   std::string user_key;
-  SequenceNumber seq;
+  SequenceNumber seq = 0;
 };
 
 struct ModelOrder {
@@ -42,16 +43,22 @@ struct ModelOrder {
   }
 };
 
-// The reference: an ordered map from (user key, sequence) to the entry pointer.
-using Model = std::map<ModelKey, const char*, ModelOrder>;
+// The reference: an ordered map from (user key, sequence) to what the test
+// knows of the entry (the row pointer, or its type and value).
+template <typename T = const char*>
+using Model = std::map<ModelKey, T, ModelOrder>;
 
-// Allocates and writes an entry in `rep`; returns its handle.
+// Allocates and writes a row in `rep` (built with rows); returns its handle.
+// A failed allocation fails the test and returns nullptr.
 inline KeyHandle MakeEntry(Rep* rep, std::string_view key, SequenceNumber seq, uint8_t type,
-                           std::string_view value, const char** entry_out = nullptr) {
+                           std::string_view value, const char** row_out = nullptr) {
   char* buf;
-  KeyHandle h = rep->Allocate(EncodedEntrySize(key.size(), value.size()), &buf);
-  EncodeEntry(buf, key, seq, type, value);
-  if (entry_out != nullptr) *entry_out = buf;
+  KeyHandle h;
+  Status s = rep->Allocate(RowSize(key.size(), value.size()), &h, &buf);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  if (!s.ok()) return nullptr;
+  EncodeRow(buf, EntryView{key, PackTag(seq, type), value});
+  if (row_out != nullptr) *row_out = buf;
   return h;
 }
 
@@ -62,8 +69,8 @@ inline std::string InternalKey(std::string_view key, SequenceNumber seq,
   return out;
 }
 
-inline ModelKey KeyOf(const char* entry) {
-  EntryView v = DecodeEntry(entry);
+inline ModelKey KeyOf(const char* row) {
+  EntryView v = DecodeRow(row);
   return ModelKey{std::string(v.user_key), v.sequence()};
 }
 

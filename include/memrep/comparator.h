@@ -4,23 +4,26 @@
 
 #include <string_view>
 
+#include "memrep/export.h"
+
 namespace memrep {
 
-// A total order on user keys. REQUIRES of every implementation: two keys
-// compare equal only if their bytes are equal. The hash index of the sorted
-// hash rep finds a key by its bytes, so an order that treats different byte
-// strings as equal (case folding, or keys with a user-defined timestamp
-// suffix) cannot be served.
-class UserKeyComparator {
+// A total order on user keys. Which comparators a rep can serve is one of its
+// traits (RepTraits::comparators): a hash index finds keys by their bytes, so
+// it needs an order in which only byte-equal keys compare equal (not case
+// folding, not keys with a user-defined timestamp suffix); a trie or a radix
+// sort needs the bytewise order or its reverse.
+class MEMREP_EXPORT UserKeyComparator {
  public:
   virtual ~UserKeyComparator() = default;
   virtual const char* Name() const = 0;
   virtual int Compare(std::string_view a, std::string_view b) const = 0;
 };
 
-// Lexicographic unsigned byte order, the default. Reps recognise it and compare
-// inline, with an 8-byte key prefix deciding most comparisons; any other
-// comparator costs a virtual call per comparison.
-const UserKeyComparator* BytewiseComparator();
+// Lexicographic unsigned byte order, the default, and its reverse. Reps
+// recognise both and compare inline, with an 8-byte key prefix deciding most
+// comparisons; any other comparator costs a virtual call per comparison.
+MEMREP_EXPORT const UserKeyComparator* BytewiseComparator();
+MEMREP_EXPORT const UserKeyComparator* ReverseBytewiseComparator();
 
 }  // namespace memrep

@@ -1,5 +1,9 @@
-// The entry: the one record format every memrep rep stores, byte for byte the
-// layout of a RocksDB memtable record, so that a rep serves both faces.
+// Entries, and the row: RocksDB's encoding of an entry.
+//
+// An *entry* is a user key, a sequence number, a type and a value. memrep's
+// standalone face speaks EntryViews; each rep stores entries in whatever form
+// suits it. Inside RocksDB, every entry is a *row*, byte for byte the record
+// RocksDB's MemTable writes into the memory a rep hands out:
 //
 //   varint32 internal_key_len | user_key | fixed64 tag | varint32 value_len | value [| checksum]
 //
@@ -15,6 +19,8 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+
+#include "memrep/export.h"
 
 namespace memrep {
 
@@ -38,36 +44,38 @@ inline constexpr uint64_t PackTag(SequenceNumber seq, uint8_t type) { return (se
 inline constexpr SequenceNumber TagSequence(uint64_t tag) { return tag >> 8; }
 inline constexpr uint8_t TagType(uint64_t tag) { return static_cast<uint8_t>(tag & 0xff); }
 
-// A decoded view into an encoded entry; it points into the entry's bytes.
+// An entry, by reference: the views point into memory someone else owns (a
+// row, a caller's buffers, an iterator's key buffer).
 struct EntryView {
   std::string_view user_key;
   uint64_t tag = 0;
   std::string_view value;
 
+  static EntryView Of(std::string_view user_key, SequenceNumber seq, ValueType type,
+                      std::string_view value) {
+    return EntryView{user_key, PackTag(seq, static_cast<uint8_t>(type)), value};
+  }
   SequenceNumber sequence() const { return TagSequence(tag); }
   uint8_t type() const { return TagType(tag); }
-  std::string_view internal_key() const {
-    return std::string_view(user_key.data(), user_key.size() + 8);
-  }
 };
 
 // The largest user key and value memrep accepts (varint32 lengths).
 inline constexpr size_t kMaxUserKeySize = (uint64_t{1} << 32) - 1 - 8;
 inline constexpr size_t kMaxValueSize = (uint64_t{1} << 32) - 1;
 
-// Bytes EncodeEntry writes for this record (without any checksum).
-size_t EncodedEntrySize(size_t user_key_size, size_t value_size);
+// Bytes EncodeRow writes for an entry with these sizes (without any checksum).
+MEMREP_EXPORT size_t RowSize(size_t user_key_size, size_t value_size);
 
-// Writes the record at `dst`, which has EncodedEntrySize(...) bytes; returns the
-// end. REQUIRES: sizes within the limits above, seq <= kMaxSequenceNumber.
-char* EncodeEntry(char* dst, std::string_view user_key, SequenceNumber seq, uint8_t type,
-                  std::string_view value);
+// Writes the entry as a row at `dst`, which has RowSize(...) bytes; returns
+// the end. REQUIRES: sizes within the limits above.
+MEMREP_EXPORT char* EncodeRow(char* dst, const EntryView& entry);
 
-// Decodes a well-formed entry (one that EncodeEntry or RocksDB wrote).
-EntryView DecodeEntry(const char* entry);
+// Decodes a well-formed row (one that EncodeRow or RocksDB wrote). The view
+// points into the row.
+MEMREP_EXPORT EntryView DecodeRow(const char* row);
 
 // Appends `user_key | tag` to *out: the internal key of a lookup or seek target.
-void AppendInternalKey(std::string* out, std::string_view user_key, SequenceNumber seq,
-                       uint8_t type);
+MEMREP_EXPORT void AppendInternalKey(std::string* out, std::string_view user_key,
+                                     SequenceNumber seq, uint8_t type);
 
 }  // namespace memrep

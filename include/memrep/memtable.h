@@ -1,91 +1,117 @@
 // memrep::MemTable: the standalone face. A multi-version, ordered, in-memory
-// write buffer for an LSM engine, with no RocksDB anywhere.
+// write buffer for an LSM engine, with no RocksDB anywhere, over any
+// registered rep (memrep/registry.h lists them).
 //
 // Every record has a user key, a sequence number chosen by the caller (unique
 // per user key; at most kMaxSequenceNumber) and a type. A read at snapshot `s`
 // sees, for each key, the newest record with sequence <= s.
 //
 // Thread safety: Put, Delete, Add and Write may be called from many threads at
-// once, and concurrently with Get and iterators. Freeze ends writing: writes
-// after it fail with a Frozen status. An iterator must be destroyed before its
-// MemTable.
+// once (a rep without concurrent inserts gets them one at a time), and
+// concurrently with Get and iterators. Freeze ends writing: a write either
+// lands before Freeze returns, and is then visible, or fails with Frozen. An
+// iterator must be destroyed before its MemTable.
+//
+// Errors: every function that can fail returns a Status; none throws.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "memrep/comparator.h"
 #include "memrep/entry.h"
+#include "memrep/export.h"
 #include "memrep/rep.h"
-#include "memrep/sorted_hash.h"
 #include "memrep/status.h"
 
 namespace memrep {
 
-enum class RepKind {
-  kSortedHash,
-};
-
 struct MemTableOptions {
-  RepKind rep = RepKind::kSortedHash;
-  SortedHashOptions sorted_hash;
-  // nullptr: bytewise. Must outlive the MemTable; see comparator.h for what it must satisfy.
+  // The rep: a name or alias ("memrep.SortedHash", "sorted_hash"), a name
+  // with its positional option ("memrep.SortedHash:1048576"), or an options
+  // string ("id=memrep.SortedHash; max_runs=4").
+  std::string rep = "memrep.SortedHash";
+  // nullptr: bytewise. Must outlive the MemTable, and be one the rep serves
+  // (RepTraits::comparators; Open refuses it otherwise).
   const UserKeyComparator* comparator = nullptr;
-  // Size of the arena blocks entries are written into.
+  // About how many bytes of entries the table will hold before the engine
+  // switches it; reps size their indexes from it.
+  uint64_t write_buffer_size = uint64_t{64} << 20;
+  // Where the rep takes its memory for entries (must outlive the MemTable);
+  // nullptr: memrep's own arena, released with the MemTable.
+  Allocator* allocator = nullptr;
+  // Size of the blocks memrep's own arena takes from the system.
   size_t arena_block_size = 256 * 1024;
 };
 
-// Records written together with consecutive sequence numbers.
-class WriteBatch {
+// Records written together with consecutive sequence numbers, kept in one
+// buffer (no allocation per record).
+class MEMREP_EXPORT WriteBatch {
  public:
-  void Put(std::string_view key, std::string_view value);
-  void Delete(std::string_view key);
-  size_t Count() const { return ops_.size(); }
-  void Clear() { ops_.clear(); }
+  void Put(std::string_view key, std::string_view value) { Append(ValueType::kValue, key, value); }
+  void Delete(std::string_view key) { Append(ValueType::kDeletion, key, {}); }
+  void Merge(std::string_view key, std::string_view operand) {
+    Append(ValueType::kMerge, key, operand);
+  }
+  size_t Count() const { return count_; }
+  void Clear() {
+    rep_.clear();
+    count_ = 0;
+  }
 
  private:
   friend class MemTable;
-  struct Op {
-    ValueType type;
-    std::string key;
-    std::string value;
-  };
-  std::vector<Op> ops_;
+  void Append(ValueType type, std::string_view key, std::string_view value);
+  // Calls fn(type, key, value) for each record, in order.
+  template <typename Fn>
+  void ForEach(Fn&& fn) const;
+
+  std::string rep_;  // per record: type | varint32 key size | key | varint32 value size | value
+  size_t count_ = 0;
 };
 
 // A cursor over every record (all versions) in internal-key order: user key
 // ascending, then sequence descending.
-class MemTableIterator {
+class MEMREP_EXPORT MemTableIterator {
  public:
   explicit MemTableIterator(std::unique_ptr<RepIterator> rep) : rep_(std::move(rep)) {}
 
-  bool Valid() const { return rep_->Valid(); }
-  // REQUIRES: Valid(). Views stay valid for the MemTable's lifetime.
-  EntryView entry() const { return DecodeEntry(rep_->entry()); }
+  bool Valid() const { return status_.ok() && rep_->Valid(); }
+  // REQUIRES: Valid(). The view is valid until the iterator moves or is destroyed.
+  EntryView entry() const { return rep_->entry(); }
+  // OK, or why the last positioning call found nothing to show (out of
+  // memory); the iterator is then not Valid().
+  Status status() const;
 
-  void SeekToFirst() { rep_->SeekToFirst(); }
-  void SeekToLast() { rep_->SeekToLast(); }
+  void SeekToFirst();
+  void SeekToLast();
   // First record of a key >= user_key visible at `snapshot` (or of a later key).
   void Seek(std::string_view user_key, SequenceNumber snapshot = kMaxSequenceNumber);
   // Last record <= (user_key, sequence): with sequence 0, the oldest record of
   // the largest key <= user_key.
   void SeekForPrev(std::string_view user_key, SequenceNumber sequence = 0);
-  void Next() { rep_->Next(); }
-  void Prev() { rep_->Prev(); }
+  // REQUIRES: Valid().
+  void Next();
+  void Prev();
 
  private:
   std::unique_ptr<RepIterator> rep_;
   std::string scratch_;
+  Status status_;  // not OK when the last positioning call failed here (then not Valid())
 };
 
-class MemTable {
+class MEMREP_EXPORT MemTable {
  public:
-  // InvalidArgument if the options are not valid.
+  // InvalidArgument if the options are not valid (an unknown rep or option,
+  // a value out of range, a comparator the rep cannot serve); OutOfMemory if
+  // the rep could not be built.
   static Status Open(const MemTableOptions& options, std::unique_ptr<MemTable>* out);
+  // The same, with default options but the rep.
+  static Status Open(std::string_view rep, std::unique_ptr<MemTable>* out);
   ~MemTable();
   MemTable(const MemTable&) = delete;
   MemTable& operator=(const MemTable&) = delete;
@@ -98,12 +124,18 @@ class MemTable {
   }
   // Errors: InvalidArgument (key or value too large, sequence above
   // kMaxSequenceNumber, a type other than value, deletion or merge),
-  // AlreadyExists (this key already has a record with this sequence), Frozen.
+  // AlreadyExists (this key already has a record with this sequence; reported
+  // by reps whose traits().detects_duplicates, and the caller's error with
+  // others), Frozen, Full (the rep's region is exhausted: switch memtables),
+  // OutOfMemory. A failed write stores nothing.
   Status Add(std::string_view key, SequenceNumber seq, ValueType type, std::string_view value);
 
-  // Adds the batch's records with sequences first_seq, first_seq + 1, ...
-  // Every record is checked before any is added; a record refused as a
-  // duplicate stops the batch (AlreadyExists names it) and the ones before it stay.
+  // Adds the records, each with its own sequence and type, in order. Every
+  // record is checked before any is added; a record refused by the rep (a
+  // duplicate, no memory) stops the batch: the status names it, and the
+  // records before it stay.
+  Status Write(std::span<const EntryView> records);
+  // The batch's records with sequences first_seq, first_seq + 1, ...
   Status Write(const WriteBatch& batch, SequenceNumber first_seq);
 
   // The value of the newest record of `key` with sequence <= snapshot: OK with
@@ -111,9 +143,12 @@ class MemTable {
   // InvalidArgument if it is a merge operand (resolve those with an iterator).
   Status Get(std::string_view key, SequenceNumber snapshot, std::string* value) const;
 
-  std::unique_ptr<MemTableIterator> NewIterator() const;
+  // An iterator over the table as it is at each positioning call.
+  Status NewIterator(std::unique_ptr<MemTableIterator>* out) const;
 
-  // Makes the table read-only; the rep sorts itself for the flush.
+  // Makes the table read-only: waits for writes in progress (a write that
+  // started before lands and is visible), refuses later ones with Frozen,
+  // and lets the rep sort itself for the flush. Never waits for that sort.
   void Freeze();
   bool frozen() const;
 
@@ -121,20 +156,22 @@ class MemTable {
   // file. InvalidArgument if the table is not frozen.
   Status Drain(const std::function<void(const EntryView&)>& fn) const;
 
-  // Bytes held: the arena plus the rep's own structures. O(1).
+  // Bytes held: memrep's arena (when it is the allocator) plus the rep's own
+  // structures. O(1).
   size_t MemoryUsage() const;
+  // The rep asks to be switched soon (its region is more than half used).
+  bool NearlyFull() const;
   uint64_t NumEntries() const;
-  const Rep& rep() const { return *rep_; }
+  // The rep's canonical name and what it can do.
+  const std::string& rep_name() const;
+  const RepTraits& traits() const;
 
  private:
   struct Impl;
   explicit MemTable(std::unique_ptr<Impl> impl);
-  Status Validate(std::string_view key, SequenceNumber seq, ValueType type,
-                  std::string_view value) const;
-  Status Insert(std::string_view key, SequenceNumber seq, ValueType type, std::string_view value);
+  Status Validate(const EntryView& record) const;
 
   std::unique_ptr<Impl> impl_;
-  Rep* rep_;
 };
 
 }  // namespace memrep

@@ -1,56 +1,153 @@
-// The rep interface: what every memrep memtable representation offers, the
-// same for all of them. The standalone MemTable and the RocksDB plugin are both
-// thin layers over it.
+// The rep interface: what every memrep memtable representation offers. A rep
+// is written once and reaches users through two faces, both thin layers over
+// this interface:
 //
-// Thread safety: Allocate and InsertConcurrently may be called from many
-// threads at once; Insert only from one writer at a time. Get, Contains,
-// NewIterator and the statistics may run concurrently with any of them.
-// Freeze ends writing: REQUIRES no Allocate or Insert* after it starts.
-// Entries are never moved or freed before the rep is destroyed, so the
-// pointers handed out by Get and iterators stay valid for the rep's lifetime.
+//   - the standalone face (memrep::MemTable) speaks *entry views*: it adds
+//     views and batches of them, and reads views back from Get and iterators.
+//     A rep stores entries in whatever form suits it (a trie its shared key
+//     prefixes, a columnar rep its columns);
+//   - the RocksDB face (libmemrep_rocksdb) speaks *rows* (entry.h): RocksDB
+//     writes each row into memory the rep's Allocate handed out, and reads
+//     rows back by pointer for the memtable's whole life.
+//
+// A rep built with RepContext::rows serves the row functions; one built
+// without serves the view functions. The view functions have defaults that
+// go through rows (encode on Add, decode on read), so a rep that stores rows
+// anyway (the sorted hash rep) implements only the row functions; a rep with
+// a form of its own overrides the view functions too.
+//
+// The contract, for every rep (checked by tests/rep_conformance_test.cc for
+// every registered rep, through both faces):
+//  1. Order: internal keys ascending, i.e. user keys ascending under the
+//     rep's comparator, then sequences descending; the type byte is not part
+//     of the order.
+//  2. Writers: Insert (Add with concurrent=false) from one thread at a time;
+//     InsertConcurrently (Add with concurrent=true) from any number of threads,
+//     if traits().concurrent_insert. Readers (Get, iterators, statistics) run
+//     concurrently with writers and take no lock that a writer holds for long.
+//  3. Visibility: an entry whose insert returned is visible to every Get and to
+//     every iterator positioning call (Seek*, SeekToFirst/Last) that starts
+//     after it returned. In particular an existing iterator that is positioned
+//     again sees the entries inserted since it was created (RocksDB's
+//     Iterator::Refresh and tailing iterators rely on this). Next and Prev may
+//     stay on what the iterator saw when it was last positioned, but they
+//     always move in strict order, also across direction changes.
+//  4. Duplicates: if traits().detects_duplicates, inserting a (user key,
+//     sequence) that is stored is refused (false, or AlreadyExists) and stores
+//     nothing. Otherwise the caller must not insert one.
+//  5. Rows are pinned: a row handed to RocksDB (by Allocate, GetRows or
+//     RepIterator::row) stays at its address, unchanged, until the rep is
+//     destroyed. Views from Get are valid during the callback; views from
+//     RepIterator::entry until the iterator moves or is destroyed.
+//  6. Freeze ends writing. REQUIRES: no insert runs concurrently with Freeze
+//     or after it (the faces guarantee it). Every entry inserted before Freeze
+//     stays visible; Freeze never waits for background work; a frozen rep may
+//     sort or compact itself in the background, invisibly to readers.
+//  7. Memory: MemoryUsage is O(1), safe from any thread, and never grows once
+//     Freeze has been called (RocksDB records a memtable's size as it turns
+//     immutable). NearlyFull, once true, stays true.
+//  8. Errors are values: no function throws. A write that cannot get memory
+//     stores nothing and says why (Status OutOfMemory, or Full when the rep's
+//     own region is exhausted: switch memtables).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string_view>
 #include <vector>
 
 #include "memrep/comparator.h"
 #include "memrep/entry.h"
+#include "memrep/export.h"
+#include "memrep/status.h"
 
 namespace memrep {
 
-// Where a rep takes the memory of its entries from. The memory must stay valid
-// and unmoved until the rep is destroyed.
-class Allocator {
+namespace concurrency {
+class BackgroundPool;
+}
+
+// Where a rep takes its memory from (RocksDB's memtable arena in the RocksDB
+// face, memrep's own arena in the standalone face). Memory stays valid and
+// unmoved until the allocator is destroyed, after the rep.
+class MEMREP_EXPORT Allocator {
  public:
   virtual ~Allocator() = default;
-  // Returns `bytes` bytes aligned for a pointer. Safe from many threads.
-  virtual char* AllocateAligned(size_t bytes) = 0;
+  // `bytes` bytes aligned for a pointer, or nullptr if memory cannot be had.
+  // Safe from many threads. Never throws.
+  virtual char* AllocateAligned(size_t bytes) noexcept = 0;
 };
 
-// An opaque reference to one allocated entry, returned by Rep::Allocate.
+// An opaque reference to one allocated row, returned by Rep::Allocate.
 using KeyHandle = void*;
+
+// What a rep can do, declared once in its registration and read by the
+// faces, the conformance suite and the benchmarks (nothing recognises a rep
+// by its name).
+struct RepTraits {
+  // How much a point read or a new iterator costs while the rep still takes
+  // writes (once frozen, every rep reads at least logarithmically).
+  enum class Cost : uint8_t {
+    kConstant,     // a hash probe, or O(1) to create
+    kLogarithmic,  // a search in a sorted structure
+    kLinear,       // a scan or a sort of what is not yet sorted
+  };
+  // Which user-key comparators the rep serves.
+  enum class Comparators : uint8_t {
+    kAny,           // every UserKeyComparator
+    kByteEquality,  // any order in which only byte-equal keys compare equal (hash indexes)
+    kBytewise,      // BytewiseComparator() and ReverseBytewiseComparator() only (tries, radix sorts)
+  };
+
+  // InsertConcurrently / Add(..., concurrent=true) from many threads at once.
+  bool concurrent_insert = false;
+  // A duplicate (user key, sequence) is found and refused at insertion time:
+  // what RocksDB's CanHandleDuplicatedKey() declares and WritePrepared
+  // transactions require.
+  bool detects_duplicates = false;
+  Comparators comparators = Comparators::kAny;
+  Cost point_read_while_mutable = Cost::kLogarithmic;
+  Cost new_iterator_while_mutable = Cost::kConstant;
+  // The rep keeps its entries in a file (and may fail with IOError).
+  bool file_backed = false;
+  // The largest memtable the rep can be sized for, in bytes; 0: no limit.
+  uint64_t max_memtable_bytes = 0;
+};
 
 // What every rep is built with.
 struct RepContext {
-  Allocator* allocator = nullptr;                        // REQUIRED
-  const UserKeyComparator* comparator = nullptr;         // nullptr means BytewiseComparator()
+  Allocator* allocator = nullptr;                 // REQUIRED
+  const UserKeyComparator* comparator = nullptr;  // nullptr means BytewiseComparator()
+  // true: the caller writes and reads rows (the RocksDB face). false: views
+  // only (the standalone face); the rep may store entries in its own form.
+  bool rows = false;
+  // About how many bytes of entries the memtable will hold before it is
+  // switched (RocksDB's write_buffer_size); 0 if unknown. Reps size their
+  // indexes from it.
+  uint64_t write_buffer_size = 0;
+  // Where background work runs; nullptr means the process-wide pool.
+  concurrency::BackgroundPool* background = nullptr;
 };
 
-// An ordered cursor over a rep's entries. It sees every entry whose insert
-// returned before the iterator was created; entries inserted later may or may
-// not appear. Key pointers stay valid after the cursor moves.
-class RepIterator {
+// An ordered cursor over a rep's entries (contract points 3 and 5).
+class MEMREP_EXPORT RepIterator {
  public:
   virtual ~RepIterator() = default;
   virtual bool Valid() const = 0;
-  // The entry under the cursor (see entry.h). REQUIRES: Valid().
-  virtual const char* entry() const = 0;
+  // The entry under the cursor. REQUIRES: Valid().
+  virtual EntryView entry() const { return DecodeRow(row()); }
+  // The row under the cursor, pinned for the rep's lifetime; nullptr for a
+  // rep built without rows. REQUIRES: Valid().
+  virtual const char* row() const = 0;
+  // OK, or why the last positioning call could not be served (the cursor is
+  // then not Valid()): OutOfMemory when the iterator could not sort what it
+  // needed.
+  virtual Status status() const { return Status::OK(); }
   virtual void SeekToFirst() = 0;
   virtual void SeekToLast() = 0;
-  // First entry >= internal_key (user key ascending, sequence descending).
+  // First entry >= internal_key.
   virtual void Seek(std::string_view internal_key) = 0;
   // Last entry <= internal_key.
   virtual void SeekForPrev(std::string_view internal_key) = 0;
@@ -59,44 +156,60 @@ class RepIterator {
   virtual void Prev() = 0;
 };
 
-class Rep {
+// Get's callbacks: return true to be handed the next entry, false to stop.
+using RowCallback = bool (*)(void* arg, const char* row);
+using EntryCallback = bool (*)(void* arg, const EntryView& entry);
+
+class MEMREP_EXPORT Rep {
  public:
   virtual ~Rep() = default;
 
-  // Room for an entry of `len` bytes at *entry; the rep may place a header of
-  // its own in front of it in the same allocation. Pass the handle to Insert*.
-  virtual KeyHandle Allocate(size_t len, char** entry) = 0;
+  // ---- Rows (a rep built with RepContext::rows) ----
 
-  // Adds the entry written at the handle's buffer. Returns false, and stores
-  // nothing, if an entry with the same user key and sequence is present.
-  // Insert: one writer at a time. InsertConcurrently: any number of writers.
+  // Room for a row of `len` bytes at *row; the rep may keep a header of its
+  // own in front of it. The caller writes the row, then passes the handle to
+  // Insert or InsertConcurrently. OutOfMemory or Full: nothing was allocated.
+  virtual Status Allocate(size_t len, KeyHandle* handle, char** row) = 0;
+  // Adds the row written at the handle's buffer. false: a duplicate
+  // (contract point 4), and nothing was stored.
   virtual bool Insert(KeyHandle handle) = 0;
   virtual bool InsertConcurrently(KeyHandle handle) = 0;
-
-  // Calls callback(arg, entry) on the entries at and after `internal_key`, in
-  // order, until it returns false or the entries end. The entries after the
-  // first one with a different user key may be skipped.
-  virtual void Get(std::string_view internal_key, void* arg,
-                   bool (*callback)(void* arg, const char* entry)) const = 0;
-
-  // Whether an entry with this internal key's user key and sequence is stored.
+  // Calls callback(arg, row) on the rows at and after `internal_key`, in
+  // order, until it returns false or the rows end. Rows after the first one
+  // with a different user key may be skipped.
+  virtual void GetRows(std::string_view internal_key, void* arg, RowCallback callback) const = 0;
+  // Whether a row with this internal key's user key and sequence is stored.
   virtual bool Contains(std::string_view internal_key) const = 0;
+  // Up to `target` distinct rows chosen at random, appended to *out.
+  virtual Status RandomSample(size_t target, uint64_t seed, std::vector<const char*>* out) const = 0;
+
+  // ---- Views (a rep built without rows) ----
+
+  // Adds one entry. AlreadyExists (a duplicate, contract point 4),
+  // OutOfMemory or Full: nothing was stored.
+  virtual Status Add(const EntryView& entry, bool concurrent);
+  // Adds the entries in order. An entry refused stops the batch: the ones
+  // before it stay, and the status names its index.
+  virtual Status AddBatch(std::span<const EntryView> entries, bool concurrent);
+  // As GetRows, with views.
+  virtual void Get(std::string_view internal_key, void* arg, EntryCallback callback) const;
+
+  // ---- Both ----
 
   virtual std::unique_ptr<RepIterator> NewIterator() const = 0;
-
-  // Read-only from now on: a rep may sort or compact in the background.
-  // Never waits for background work.
+  // Contract point 6.
   virtual void Freeze() = 0;
   virtual bool frozen() const = 0;
-
   // Bytes this rep holds beyond what it took from its Allocator. O(1).
   virtual size_t MemoryUsage() const = 0;
+  // True once the rep wants its memtable switched before its own limits
+  // (a region's address space, a file's size) are reached; writes still land
+  // until then. O(1). RocksDB learns it through ApproximateMemoryUsage.
+  virtual bool NearlyFull() const { return false; }
   // Entries stored. O(1).
   virtual uint64_t NumEntries() const = 0;
   // An estimate of the entries in [start, end) (internal keys).
   virtual uint64_t ApproximateNumEntries(std::string_view start, std::string_view end) const = 0;
-  // Up to `target` distinct entries chosen at random, appended to *out.
-  virtual void RandomSample(size_t target, uint64_t seed, std::vector<const char*>* out) const = 0;
 };
 
 }  // namespace memrep

@@ -1,5 +1,6 @@
-// KeyOrder: how a rep compares internal keys and entries, with the bytewise
-// comparator inlined and an order-preserving 8-byte prefix for fast searches.
+// KeyOrder: how a rep compares internal keys and rows, with the bytewise
+// comparator and its reverse inlined, and an order-preserving 8-byte prefix
+// for fast searches.
 #pragma once
 
 #include <algorithm>
@@ -13,10 +14,10 @@
 
 namespace memrep::format {
 
-// The user key of an entry, without decoding the value.
-inline std::string_view EntryUserKey(const char* entry, uint64_t* tag) {
+// The user key of a row, and its tag, without decoding the value.
+inline std::string_view RowUserKey(const char* row, uint64_t* tag) {
   uint32_t internal_key_size;
-  const char* p = DecodeVarint32(entry, &internal_key_size);
+  const char* p = DecodeVarint32(row, &internal_key_size);
   *tag = DecodeFixed64(p + internal_key_size - 8);
   return std::string_view(p, internal_key_size - 8);
 }
@@ -30,17 +31,23 @@ inline int BytewiseCompare(std::string_view a, std::string_view b) {
 
 class KeyOrder {
  public:
-  // nullptr or BytewiseComparator() selects the inlined bytewise order.
-  explicit KeyOrder(const UserKeyComparator* user)
-      : user_(user == BytewiseComparator() ? nullptr : user) {}
+  enum class Kind : uint8_t { kBytewise, kReverseBytewise, kCustom };
 
-  bool bytewise() const { return user_ == nullptr; }
-  const UserKeyComparator* user_comparator() const {
-    return user_ != nullptr ? user_ : BytewiseComparator();
-  }
+  // nullptr means BytewiseComparator(). memrep's two built-in comparators are
+  // recognised and compared inline.
+  explicit KeyOrder(const UserKeyComparator* user)
+      : kind_(user == nullptr || user == BytewiseComparator() ? Kind::kBytewise
+              : user == ReverseBytewiseComparator()           ? Kind::kReverseBytewise
+                                                              : Kind::kCustom),
+        user_(user == nullptr ? BytewiseComparator() : user) {}
+
+  Kind kind() const { return kind_; }
+  bool bytewise() const { return kind_ == Kind::kBytewise; }
+  const UserKeyComparator* user_comparator() const { return user_; }
 
   int CompareUserKeys(std::string_view a, std::string_view b) const {
-    return user_ == nullptr ? BytewiseCompare(a, b) : user_->Compare(a, b);
+    if (kind_ == Kind::kBytewise) return BytewiseCompare(a, b);
+    return kind_ == Kind::kReverseBytewise ? BytewiseCompare(b, a) : user_->Compare(a, b);
   }
 
   // Internal-key order: user key ascending, then sequence descending; the
@@ -53,32 +60,35 @@ class KeyOrder {
     return a_seq > b_seq ? -1 : (a_seq < b_seq ? 1 : 0);
   }
 
-  int CompareEntries(const char* a, const char* b) const {
+  int CompareRows(const char* a, const char* b) const {
     uint64_t a_tag, b_tag;
-    std::string_view a_user = EntryUserKey(a, &a_tag);
-    std::string_view b_user = EntryUserKey(b, &b_tag);
+    std::string_view a_user = RowUserKey(a, &a_tag);
+    std::string_view b_user = RowUserKey(b, &b_tag);
     return Compare(a_user, a_tag, b_user, b_tag);
   }
 
   // REQUIRES: internal_key.size() >= 8.
-  int CompareEntryToKey(const char* entry, std::string_view internal_key) const {
+  int CompareRowToKey(const char* row, std::string_view internal_key) const {
     uint64_t tag;
-    std::string_view user = EntryUserKey(entry, &tag);
+    std::string_view user = RowUserKey(row, &tag);
     return Compare(user, tag, internal_key.substr(0, internal_key.size() - 8),
                    DecodeFixed64(internal_key.data() + internal_key.size() - 8));
   }
 
   // A summary of a user key such that Prefix(a) < Prefix(b) implies a < b:
-  // its first 8 bytes, big-endian, zero-padded. Zero for every key under a
-  // custom comparator, where bytes say nothing about order.
+  // its first 8 bytes, big-endian, zero-padded (bit-inverted for the reverse
+  // order). Zero for every key under a custom comparator, where bytes say
+  // nothing about order.
   uint64_t Prefix(std::string_view user_key) const {
-    if (user_ != nullptr) return 0;
+    if (kind_ == Kind::kCustom) return 0;
     uint64_t v = 0;
     if (!user_key.empty()) std::memcpy(&v, user_key.data(), std::min<size_t>(8, user_key.size()));
-    return __builtin_bswap64(v);
+    v = __builtin_bswap64(v);
+    return kind_ == Kind::kBytewise ? v : ~v;
   }
 
  private:
+  Kind kind_;
   const UserKeyComparator* user_;
 };
 

@@ -1,11 +1,11 @@
 // HashIndex: a fixed array of buckets, each the head of a lock-free singly
 // linked chain of nodes kept in internal-key order.
 //
-//   buckets: [ NodeRef ][ NodeRef ] ...  4 bytes each, power-of-two count,
+//   buckets: [ RowRef ][ RowRef ] ...  4 bytes each, power-of-two count,
 //            fresh anonymous mmap: zero pages the kernel maps on first
 //            touch, so creating an index touches no memory.
 //   chain:   bucket -> n1 -> n2 -> ... (ascending internal key; links are
-//            NodeRefs into the rep's NodeRegion)
+//            RowRefs into the rep's RowRegion)
 //
 // Thread safety: Insert may run from many threads at once; Find and Next run
 // concurrently with them and take no lock.
@@ -24,44 +24,58 @@
 
 #include <atomic>
 #include <cstdint>
-#include <new>
+#include <string>
 #include <string_view>
 
 #include "format/key_order.h"
+#include "memrep/status.h"
 #include "sorted_hash/node.h"
+#include "util/assert.h"
 #include "util/hash.h"
 
 namespace memrep::sorted_hash {
 
 class HashIndex {
  public:
-  HashIndex(uint64_t bucket_count, const NodeRegion* region)
+  // REQUIRES: bucket_count is a power of two; Init() before any other call.
+  HashIndex(uint64_t bucket_count, const RowRegion* region)
       : mask_(bucket_count - 1), region_(*region) {
-    void* p = ::mmap(nullptr, bytes(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) throw std::bad_alloc();
-    buckets_ = static_cast<NodeRef*>(p);
+    MEMREP_ASSERT(bucket_count > 0 && (bucket_count & (bucket_count - 1)) == 0);
   }
-  ~HashIndex() { ::munmap(buckets_, bytes()); }
+  ~HashIndex() {
+    if (buckets_ != nullptr) ::munmap(buckets_, bytes());
+  }
   HashIndex(const HashIndex&) = delete;
   HashIndex& operator=(const HashIndex&) = delete;
 
-  size_t bytes() const { return (mask_ + 1) * sizeof(NodeRef); }
+  // Maps the buckets: OutOfMemory if the address space cannot be had.
+  Status Init() {
+    void* p = ::mmap(nullptr, bytes(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+      return Status::OutOfMemory("could not map the hash index's " + std::to_string(bytes()) +
+                                 " bytes of buckets; use a smaller bucket_count");
+    }
+    buckets_ = static_cast<RowRef*>(p);
+    return Status::OK();
+  }
+
+  size_t bytes() const { return (mask_ + 1) * sizeof(RowRef); }
 
   // Links `node` (whose reference is `ref`) into its chain. Returns false,
   // linking nothing, if a node with the same user key and sequence is present.
-  bool Insert(const format::KeyOrder& order, Node* node, NodeRef ref) {
+  bool Insert(const format::KeyOrder& order, Node* node, RowRef ref) {
     uint64_t tag;
-    const std::string_view user_key = format::EntryUserKey(node->entry(), &tag);
-    std::atomic_ref<NodeRef> bucket(buckets_[util::Hash(user_key) & mask_]);
+    const std::string_view user_key = format::RowUserKey(node->row(), &tag);
+    std::atomic_ref<RowRef> bucket(buckets_[util::Hash(user_key) & mask_]);
     Node* prev = nullptr;
     for (;;) {
       // acquire: pairs with the release CAS that published `next`.
-      NodeRef next = prev == nullptr ? bucket.load(std::memory_order_acquire)
+      RowRef next = prev == nullptr ? bucket.load(std::memory_order_acquire)
                                      : prev->bucket_next.load(std::memory_order_acquire);
       while (next != 0) {
         Node* next_node = NodeAt(region_, next);
         uint64_t next_tag;
-        const std::string_view next_key = format::EntryUserKey(next_node->entry(), &next_tag);
+        const std::string_view next_key = format::RowUserKey(next_node->row(), &next_tag);
         const int c = order.Compare(next_key, next_tag, user_key, tag);
         if (c == 0) return false;
         if (c > 0) break;
@@ -84,9 +98,9 @@ class HashIndex {
   // The first node of `user_key`'s chain whose entry is >= internal_key.
   const Node* Find(const format::KeyOrder& order, std::string_view internal_key) const {
     const std::string_view user_key = internal_key.substr(0, internal_key.size() - 8);
-    std::atomic_ref<NodeRef> bucket(buckets_[util::Hash(user_key) & mask_]);
+    std::atomic_ref<RowRef> bucket(buckets_[util::Hash(user_key) & mask_]);
     const Node* node = NodeAt(region_, bucket.load(std::memory_order_acquire));
-    while (node != nullptr && order.CompareEntryToKey(node->entry(), internal_key) < 0) {
+    while (node != nullptr && order.CompareRowToKey(node->row(), internal_key) < 0) {
       node = Next(node);
     }
     return node;
@@ -98,8 +112,8 @@ class HashIndex {
 
  private:
   const uint64_t mask_;
-  const NodeRegion& region_;
-  NodeRef* buckets_;  // accessed only through std::atomic_ref
+  const RowRegion& region_;
+  RowRef* buckets_ = nullptr;  // accessed only through std::atomic_ref
 };
 
 }  // namespace memrep::sorted_hash

@@ -2,64 +2,73 @@
 //
 //            insert ──► HashIndex  (lock-free chains, full user key) ◄── Get, Contains
 //               │
-//               └────► WriteList  (16 lock-free stacks, by writer thread)
-//                          │ cut: the entries after RunSet::covered
-//                          ▼
-//   background worker ─► RunSet { SortedRun... } ─► iterators (+ a private sorted tail)
-//                          ▲ merge: the two smallest similar runs
+//               └────► RunIndex   (write list, sorted runs cut and merged on
+//                                  the rep's background strand) ◄── iterators
+//
+// Rows live in the rep's RowRegion behind an 8-byte Node (node.h); both the
+// hash chains and the write list link nodes by 4-byte references.
 //
 // Thread safety: as Rep (memrep/rep.h). Writers touch only their bucket chain
 // and their write-list shard: no lock, and no cache line all writers share.
-// Readers take no lock for Get; an iterator takes RunSetHolder's mutex twice
-// at most, to snapshot the runs and to publish a tail it sorted.
-// Background work runs on the process-wide BackgroundWorker:
-//  - a cut is requested each time a writer thread adds `background_cut`
-//    entries, and periodically while unsorted entries or several runs remain;
-//  - when no entry arrived since the previous task, or after Freeze, it sorts
-//    everything into one run, so a frozen or idle rep is read as one array;
-//  - Freeze only flags and requests: it never waits for a sort;
-//  - the destructor waits for a task of this rep that is running (one cut or
-//    merge), and tasks queued for it afterwards do nothing.
+// Readers take no lock for Get; an iterator takes the run index's mutexes
+// briefly to take a view (runs/run_index.h says when).
 #pragma once
 
 #include <memory>
 
+#include "format/key_order.h"
+#include "memory/row_region.h"
+#include "memrep/rep.h"
 #include "memrep/sorted_hash.h"
+#include "runs/run_index.h"
 #include "sorted_hash/hash_index.h"
 
 namespace memrep::sorted_hash {
 
-class Core;
-
 class SortedHashRep final : public Rep {
  public:
-  SortedHashRep(const SortedHashOptions& options, const RepContext& context);
+  // REQUIRES: options.Validate().ok(), context.allocator != nullptr.
+  // region_bytes: the address space of the rep's RowRegion (tests set less).
+  static Status Make(const SortedHashOptions& options, const RepContext& context,
+                     std::unique_ptr<Rep>* out,
+                     uint64_t region_bytes = memory::RowRegion::kMaxBytes);
   ~SortedHashRep() override;
 
-  KeyHandle Allocate(size_t len, char** entry) override;
+  Status Allocate(size_t len, KeyHandle* handle, char** row) override;
   bool Insert(KeyHandle handle) override;
   bool InsertConcurrently(KeyHandle handle) override { return Insert(handle); }
-  void Get(std::string_view internal_key, void* arg,
-           bool (*callback)(void* arg, const char* entry)) const override;
+  void GetRows(std::string_view internal_key, void* arg, RowCallback callback) const override;
   bool Contains(std::string_view internal_key) const override;
+  Status RandomSample(size_t target, uint64_t seed, std::vector<const char*>* out) const override;
   std::unique_ptr<RepIterator> NewIterator() const override;
-  void Freeze() override;
-  bool frozen() const override;
+  void Freeze() override { runs_->Freeze(); }
+  bool frozen() const override { return runs_->frozen(); }
   size_t MemoryUsage() const override;
-  uint64_t NumEntries() const override;
-  uint64_t ApproximateNumEntries(std::string_view start, std::string_view end) const override;
-  void RandomSample(size_t target, uint64_t seed, std::vector<const char*>* out) const override;
+  bool NearlyFull() const override { return region_.NearlyFull(); }
+  uint64_t NumEntries() const override { return runs_->Count(); }
+  uint64_t ApproximateNumEntries(std::string_view start, std::string_view end) const override {
+    return runs_->CountBetween(start, end);
+  }
 
-  // For tests and benchmarks: the number of sorted runs now, and the bytes
-  // they hold (MemoryUsage charges an upper bound of these in advance).
-  size_t NumRuns() const;
-  size_t RunBytes() const;
-  // The bytes of node chunks taken from the Allocator so far.
-  size_t NodeBytes() const;
+  // For tests and benchmarks: the number of sorted runs now, the bytes they
+  // hold (MemoryUsage charges an upper bound of these in advance), and the
+  // bytes of node chunks taken from the Allocator.
+  size_t NumRuns() const { return runs_->NumRuns(); }
+  size_t RunBytes() const { return runs_->RunBytes(); }
+  size_t NodeBytes() const { return region_.ChunkBytes(); }
 
  private:
-  const std::shared_ptr<Core> core_;  // shared with background tasks
+  SortedHashRep(const SortedHashOptions& options, const RepContext& context,
+                uint64_t write_buffer_size, uint64_t region_bytes);
+
+  const format::KeyOrder order_;
+  memory::RowRegion region_;
   HashIndex index_;
+  std::shared_ptr<runs::RunIndex> runs_;  // shared with background tasks
 };
+
+// The bucket count a rep of these options uses for a memtable of
+// write_buffer_size bytes: a power of two.
+uint64_t EffectiveBucketCount(const SortedHashOptions& options, uint64_t write_buffer_size);
 
 }  // namespace memrep::sorted_hash

@@ -1,0 +1,41 @@
+// The memrep RocksDB plugin: every memrep rep as a rocksdb::MemTableRepFactory.
+//
+// Loading libmemrep_rocksdb (linking it, shared or static, or LD_PRELOAD)
+// registers a factory for every rep of memrep's registry in
+// rocksdb::ObjectLibrary::Default(), under its name and aliases, so these
+// strings work anywhere RocksDB builds a memtable factory from a string (an
+// OPTIONS file, MemTableRepFactory::CreateFromString, db_bench
+// --memtablerep=...):
+//
+//   memrep.SortedHash                        (or an alias: sorted_hash)
+//   memrep.SortedHash:<positional option>    (bucket_count for this rep)
+//   id=memrep.SortedHash; max_runs=4; ...
+//
+// memrep::ListReps() (memrep/registry.h) lists the reps and their options.
+#pragma once
+
+#include <rocksdb/memtablerep.h>
+#include <rocksdb/status.h>
+#include <rocksdb/utilities/object_registry.h>
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "memrep/export.h"
+
+namespace memrep::rocksdb_plugin {
+
+// The factory an options string names (memrep/registry.h gives the forms),
+// for C++ users who build Options directly. InvalidArgument for an unknown
+// rep or option, or a value out of range.
+MEMREP_EXPORT ROCKSDB_NAMESPACE::Status NewRepFactory(
+    std::string_view spec, std::shared_ptr<ROCKSDB_NAMESPACE::MemTableRepFactory>* out);
+
+}  // namespace memrep::rocksdb_plugin
+
+// Registers a factory for every memrep rep in `library`; returns how many.
+// RocksDB's plugin convention (a RegistrarFunc); loading the library already
+// calls it for ObjectLibrary::Default().
+extern "C" MEMREP_EXPORT int memrep_RegisterFactories(ROCKSDB_NAMESPACE::ObjectLibrary& library,
+                                                      const std::string& arg);

@@ -1,0 +1,60 @@
+// RepFactory: the one rocksdb::MemTableRepFactory of the plugin, for every
+// rep of memrep's registry. A Customizable whose options are the rep's
+// option table, so RocksDB's strings get memrep's parsing, checks and
+// messages, and OPTIONS files round-trip.
+#pragma once
+
+#include <rocksdb/memtablerep.h>
+
+#include <atomic>
+#include <string>
+#include <unordered_map>
+
+#include "memrep/registry.h"
+
+namespace memrep::rocksdb_plugin {
+
+class RepFactory final : public ROCKSDB_NAMESPACE::MemTableRepFactory {
+ public:
+  explicit RepFactory(const RepSpec& spec);
+
+  const char* Name() const override { return spec_.name().c_str(); }
+  const char* NickName() const override { return nickname_.c_str(); }
+
+  // Refuses options out of range (InvalidArgument, with memrep's message).
+  ROCKSDB_NAMESPACE::Status PrepareOptions(
+      const ROCKSDB_NAMESPACE::ConfigOptions& config_options) override;
+  // Refuses comparators the rep cannot serve, user-defined timestamps, and a
+  // write_buffer_size above the rep's limit.
+  ROCKSDB_NAMESPACE::Status ValidateOptions(
+      const ROCKSDB_NAMESPACE::DBOptions& db_opts,
+      const ROCKSDB_NAMESPACE::ColumnFamilyOptions& cf_opts) const override;
+
+  using MemTableRepFactory::CreateMemTableRep;
+  ROCKSDB_NAMESPACE::MemTableRep* CreateMemTableRep(
+      const ROCKSDB_NAMESPACE::MemTableRep::KeyComparator& cmp,
+      ROCKSDB_NAMESPACE::Allocator* arena, const ROCKSDB_NAMESPACE::SliceTransform* transform,
+      ROCKSDB_NAMESPACE::Logger* logger) override;
+
+  bool IsInsertConcurrentlySupported() const override { return spec_.traits().concurrent_insert; }
+  bool CanHandleDuplicatedKey() const override { return spec_.traits().detects_duplicates; }
+
+  const RepSpec& spec() const { return spec_; }
+
+ protected:
+  // Refuses unknown option names with InvalidArgument (RocksDB alone would
+  // answer NotFound), listing the known ones.
+  ROCKSDB_NAMESPACE::Status ConfigureOptions(
+      const ROCKSDB_NAMESPACE::ConfigOptions& config_options,
+      const std::unordered_map<std::string, std::string>& opts_map,
+      std::unordered_map<std::string, std::string>* unused) override;
+
+ private:
+  RepSpec spec_;
+  const std::string nickname_;
+  // The largest write_buffer_size of the column families this factory was
+  // validated for; 0 until then. Sizes the reps (RepContext::write_buffer_size).
+  mutable std::atomic<uint64_t> observed_write_buffer_size_{0};
+};
+
+}  // namespace memrep::rocksdb_plugin

@@ -1,0 +1,15 @@
+// memrep's own reps: a rep joins both faces, the conformance suite and the
+// benchmarks with one line here.
+#include "registry/registry.h"
+#include "sorted_hash/registration.h"
+
+namespace memrep::registry {
+
+const std::vector<const Registration*>& BuiltinReps() {
+  static const std::vector<const Registration*> reps = {
+      &sorted_hash::RepRegistration(),
+  };
+  return reps;
+}
+
+}  // namespace memrep::registry

@@ -1,0 +1,46 @@
+// Rep's view functions, for reps that store rows: a view is encoded into a
+// row on Add and decoded from one on Get. A rep that stores entries in a
+// form of its own overrides them.
+#include <string>
+
+#include "memrep/rep.h"
+
+namespace memrep {
+
+Status Rep::Add(const EntryView& entry, bool concurrent) {
+  KeyHandle handle;
+  char* row;
+  Status s = Allocate(RowSize(entry.user_key.size(), entry.value.size()), &handle, &row);
+  if (!s.ok()) return s;
+  EncodeRow(row, entry);
+  if (!(concurrent ? InsertConcurrently(handle) : Insert(handle))) {
+    return Status::AlreadyExists("key already has a record with sequence " +
+                                 std::to_string(entry.sequence()));
+  }
+  return Status::OK();
+}
+
+Status Rep::AddBatch(std::span<const EntryView> entries, bool concurrent) {
+  for (size_t i = 0; i < entries.size(); ++i) {
+    Status s = Add(entries[i], concurrent);
+    if (!s.ok()) {
+      return Status::FromCode(s.code(), "batch record " + std::to_string(i) + ": " + s.message() +
+                                            "; the " + std::to_string(i) +
+                                            " records before it were added");
+    }
+  }
+  return Status::OK();
+}
+
+void Rep::Get(std::string_view internal_key, void* arg, EntryCallback callback) const {
+  struct Forward {
+    void* arg;
+    EntryCallback callback;
+  } forward{arg, callback};
+  GetRows(internal_key, &forward, [](void* a, const char* row) {
+    auto* f = static_cast<Forward*>(a);
+    return f->callback(f->arg, DecodeRow(row));
+  });
+}
+
+}  // namespace memrep

@@ -1,0 +1,116 @@
+#include "memory/row_region.h"
+
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <bit>
+#include <string>
+
+#include "util/assert.h"
+
+namespace memrep::memory {
+
+RowRegion::RowRegion(Allocator* allocator, size_t chunk_bytes, size_t header_bytes,
+                     uint64_t max_bytes)
+    : allocator_(allocator),
+      header_bytes_(header_bytes),
+      shift_(static_cast<uint32_t>(std::countr_zero(chunk_bytes / kUnit))),
+      chunk_units_(chunk_bytes / kUnit),
+      mask_(chunk_units_ - 1),
+      max_chunks_(std::min(max_bytes, kMaxBytes) / chunk_bytes) {
+  MEMREP_ASSERT(std::has_single_bit(chunk_bytes) && chunk_bytes >= 4096);
+  MEMREP_ASSERT(header_bytes % 4 == 0);
+}
+
+Status RowRegion::Init() {
+  // A fresh anonymous mapping: its zero pages take memory only as chunks
+  // are added (8 bytes per chunk), so creating a region touches none.
+  void* p = ::mmap(nullptr, max_chunks_ * sizeof(char*), PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) {
+    return Status::OutOfMemory("could not map the chunk table of a row region (" +
+                               std::to_string(max_chunks_ * sizeof(char*)) + " bytes)");
+  }
+  table_ = static_cast<char**>(p);
+  return Status::OK();
+}
+
+RowRegion::~RowRegion() {
+  if (table_ != nullptr) ::munmap(table_, max_chunks_ * sizeof(char*));
+}
+
+size_t RowRegion::ChunkBytesFor(uint64_t write_buffer_size) {
+  const uint64_t wanted = std::clamp<uint64_t>(write_buffer_size / 1024, 4096, 65536);
+  return std::bit_floor(wanted);
+}
+
+bool RowRegion::NearlyFull() const {
+  // relaxed: a hint for when to switch memtables.
+  return next_chunk_.load(std::memory_order_relaxed) > max_chunks_ / 2;
+}
+
+size_t RowRegion::TableBytes() const {
+  // relaxed: a statistic. Slot 0 stays unused.
+  return (next_chunk_.load(std::memory_order_relaxed) - 1) * sizeof(char*);
+}
+
+Status RowRegion::Grab(size_t bytes, uint64_t* ref) {
+  // relaxed: only hands out indexes; the slot is written below, before any
+  // ref into it leaves this thread (invariant 2).
+  uint64_t slot = next_chunk_.load(std::memory_order_relaxed);
+  do {
+    if (slot >= max_chunks_) {
+      return Status::Full("the memtable's row region (" +
+                          std::to_string(max_chunks_ * chunk_units_ * kUnit) +
+                          " bytes of address space) is exhausted: switch to a new memtable");
+    }
+  } while (!next_chunk_.compare_exchange_weak(slot, slot + 1, std::memory_order_relaxed));
+  char* memory = allocator_->AllocateAligned(bytes);
+  if (memory == nullptr) {
+    // The slot stays unused: no ref names it.
+    return Status::OutOfMemory("could not allocate " + std::to_string(bytes) +
+                               " bytes for the memtable's rows");
+  }
+  chunk_memory_.fetch_add(bytes, std::memory_order_relaxed);  // relaxed: a statistic
+  table_[slot] = memory;
+  *ref = slot << shift_;
+  return Status::OK();
+}
+
+Status RowRegion::Allocate(size_t row_bytes, RowRef* ref) {
+  const size_t bytes = header_bytes_ + row_bytes;
+  const uint64_t units = std::max<uint64_t>(1, (bytes + kUnit - 1) / kUnit);
+  // A big node takes a chunk slot of its own (see the header).
+  if (units > chunk_units_ / 4) {
+    uint64_t start;
+    Status s = Grab(units * kUnit, &start);
+    if (s.ok()) *ref = static_cast<RowRef>(start);
+    return s;
+  }
+  Shard& shard = shards_[concurrency::ThreadSlot() % kShards];
+  // acquire, pairing with the release that installs a chunk: a thread that
+  // allocates in a chunk another thread took sees its table slot. A node's
+  // contents are published by the rep's own release operations.
+  uint64_t cursor = shard.cursor.load(std::memory_order_acquire);
+  for (;;) {
+    if (cursor != 0 && cursor + units <= ChunkEnd(cursor)) {
+      if (shard.cursor.compare_exchange_weak(cursor, cursor + units, std::memory_order_acquire)) {
+        *ref = static_cast<RowRef>(cursor);
+        return Status::OK();
+      }
+      continue;
+    }
+    uint64_t chunk;
+    Status s = Grab(chunk_units_ * kUnit, &chunk);
+    if (!s.ok()) return s;
+    if (shard.cursor.compare_exchange_strong(cursor, chunk + units, std::memory_order_acq_rel,
+                                             std::memory_order_acquire)) {
+      *ref = static_cast<RowRef>(chunk);
+      return Status::OK();
+    }
+    // Another thread of this shard moved the cursor first: its chunk is used
+    // and this one is left unused (taken from the allocator, never touched).
+  }
+}
+
+}  // namespace memrep::memory

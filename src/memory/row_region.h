@@ -1,0 +1,116 @@
+// RowRegion: where a rep keeps its rows, each behind a header of the rep's
+// own (its links), addressed by 32-bit references, so a link costs 4 bytes
+// where a pointer costs 8. This is the row layer every rep can share: the
+// RocksDB face's Allocate is one call here, and a rep then only indexes.
+//
+//   chunks:  memory taken from the rep's Allocator (RocksDB's memtable arena,
+//            so RocksDB and its WriteBufferManager count it as they count
+//            the skip list's nodes), chunk_bytes at a time
+//   table:   [ 0 ][ base1 ][ base2 ] ...  chunk index -> chunk memory
+//   ref r:   chunk index (high bits) | offset in kUnit units (low bits);
+//            node = table[r >> shift] + (r & mask) * kUnit; chunk 0 is never
+//            used, so ref 0 means none
+//   node:    [ header (header_bytes) | row ... ]   Row(r) = At(r) + header_bytes
+//   shard i: cursor -> the next free unit of the chunk its threads fill
+//
+// A node bigger than a quarter chunk gets an allocation of its own, entered
+// in one chunk slot however big it is: only the node's start is ever named
+// by a reference, so a big value uses one slot of the address space, not its
+// size.
+//
+// Thread safety: Allocate from any thread. Each thread allocates from the
+// shard of its ThreadSlot by moving that shard's cursor (a CAS that threads
+// only contend on when they share a shard); a shard takes a new chunk (one
+// CAS for its index, one allocation) once per chunk, not per node. At from
+// any thread, for a ref whose node that thread has seen published.
+// Invariants:
+//  1. Chunks are chunk_units_ long in ref space and start at multiples of it,
+//     so a cursor strictly inside a chunk, or at its end, names the chunk.
+//  2. A chunk's table slot is written once, before any ref into it is handed
+//     out. Refs reach other threads only inside published nodes (release
+//     stores the reader pairs with acquire loads), so a reader that follows a
+//     ref also sees the slot. A table slot is never rewritten.
+// Limits: max_bytes of address space (at most 2^32 units, 32 GiB). Past half
+// of it NearlyFull() is true, so the memtable gets switched while writes in
+// flight still fit; past all of it Allocate fails with Full.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+#include "concurrency/thread_slot.h"
+#include "memrep/rep.h"
+#include "memrep/status.h"
+
+namespace memrep::memory {
+
+using RowRef = uint32_t;  // 0 is null
+
+class RowRegion {
+ public:
+  static constexpr size_t kUnit = 8;
+  static constexpr uint64_t kMaxBytes = (uint64_t{1} << 32) * kUnit;  // 32 GiB
+
+  // chunk_bytes: what a shard takes at a time, a power of two of at least
+  // 4 KiB. header_bytes: the rep's header in front of each row (a multiple
+  // of 4). max_bytes: the address space this region hands out (tests set
+  // less). REQUIRES: Init() before any other call.
+  RowRegion(Allocator* allocator, size_t chunk_bytes, size_t header_bytes,
+            uint64_t max_bytes = kMaxBytes);
+  ~RowRegion();
+  RowRegion(const RowRegion&) = delete;
+  RowRegion& operator=(const RowRegion&) = delete;
+
+  // Maps the chunk table: OutOfMemory if the address space cannot be had.
+  Status Init();
+
+  // A node for a row of `row_bytes`: header_bytes + row_bytes bytes aligned
+  // to kUnit, never moved or freed before the allocator's memory is.
+  // OutOfMemory (the allocator failed) or Full (the address space is
+  // exhausted): nothing was handed out.
+  Status Allocate(size_t row_bytes, RowRef* ref);
+
+  char* At(RowRef ref) const { return table_[ref >> shift_] + size_t{ref & mask_} * kUnit; }
+  char* Row(RowRef ref) const { return At(ref) + header_bytes_; }
+  size_t header_bytes() const { return header_bytes_; }
+
+  // More than half of the address space is used: time to switch memtables.
+  bool NearlyFull() const;
+  // Bytes taken from the allocator so far. From any thread.
+  size_t ChunkBytes() const { return chunk_memory_.load(std::memory_order_relaxed); }
+  // This region's own memory: the touched part of its chunk table. O(1).
+  size_t TableBytes() const;
+
+  // The chunk size for a memtable of write_buffer_size bytes: 1/1024 of it,
+  // within [4 KiB, 64 KiB], so the partly filled chunks of a few writer
+  // threads are a small part of even a small memtable.
+  static size_t ChunkBytesFor(uint64_t write_buffer_size);
+
+ private:
+  static constexpr size_t kShards = 16;
+  struct alignas(concurrency::kCacheLine) Shard {
+    // The ref of the shard's next free unit; 0 before its first chunk.
+    std::atomic<uint64_t> cursor{0};
+  };
+
+  // Takes a chunk slot with `bytes` of memory; the ref of its start in *ref.
+  Status Grab(size_t bytes, uint64_t* ref);
+  uint64_t ChunkEnd(uint64_t cursor) const {
+    return cursor == 0 ? 0 : ((cursor - 1) / chunk_units_ + 1) * chunk_units_;
+  }
+
+  Allocator* const allocator_;
+  const size_t header_bytes_;
+  const uint32_t shift_;  // log2(chunk_units_)
+  const uint64_t chunk_units_;
+  const uint64_t mask_;  // chunk_units_ - 1
+  const uint64_t max_chunks_;
+  char** table_ = nullptr;  // max_chunks_ slots, a fresh anonymous mapping
+  std::array<Shard, kShards> shards_;
+  alignas(concurrency::kCacheLine) std::atomic<uint64_t> next_chunk_{1};  // chunk 0: null
+  std::atomic<size_t> chunk_memory_{0};
+};
+
+}  // namespace memrep::memory

@@ -1,0 +1,60 @@
+#include <new>
+
+#include "format/coding.h"
+#include "memrep/memtable.h"
+
+namespace memrep {
+
+void WriteBatch::Append(ValueType type, std::string_view key, std::string_view value) {
+  char header[1 + 5];
+  header[0] = static_cast<char>(type);
+  char* p = format::EncodeVarint32(header + 1, static_cast<uint32_t>(key.size()));
+  rep_.append(header, p);
+  rep_.append(key);
+  p = format::EncodeVarint32(header, static_cast<uint32_t>(value.size()));
+  rep_.append(header, p);
+  rep_.append(value);
+  ++count_;
+}
+
+Status MemTableIterator::status() const { return status_.ok() ? rep_->status() : status_; }
+
+void MemTableIterator::SeekToFirst() {
+  status_ = Status::OK();
+  rep_->SeekToFirst();
+}
+
+void MemTableIterator::SeekToLast() {
+  status_ = Status::OK();
+  rep_->SeekToLast();
+}
+
+void MemTableIterator::Seek(std::string_view user_key, SequenceNumber snapshot) {
+  try {
+    scratch_.clear();
+    AppendInternalKey(&scratch_, user_key, snapshot, static_cast<uint8_t>(ValueType::kForSeek));
+  } catch (const std::bad_alloc&) {
+    status_ = Status::OutOfMemory("could not allocate a seek key");  // Valid() is false
+    return;
+  }
+  status_ = Status::OK();
+  rep_->Seek(scratch_);
+}
+
+void MemTableIterator::SeekForPrev(std::string_view user_key, SequenceNumber sequence) {
+  try {
+    scratch_.clear();
+    AppendInternalKey(&scratch_, user_key, sequence, static_cast<uint8_t>(ValueType::kForSeek));
+  } catch (const std::bad_alloc&) {
+    status_ = Status::OutOfMemory("could not allocate a seek key");  // Valid() is false
+    return;
+  }
+  status_ = Status::OK();
+  rep_->SeekForPrev(scratch_);
+}
+
+void MemTableIterator::Next() { rep_->Next(); }
+
+void MemTableIterator::Prev() { rep_->Prev(); }
+
+}  // namespace memrep

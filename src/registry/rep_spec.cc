@@ -1,0 +1,240 @@
+// The public face of the registry: ListReps, DescribeRep and RepSpec.
+#include <new>
+#include <string>
+
+#include "format/key_order.h"
+#include "memrep/registry.h"
+#include "registry/registry.h"
+
+namespace memrep {
+
+struct RepSpec::Impl {
+  const registry::Registration* rep;
+  registry::AnyOptions options;
+};
+
+namespace {
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+const char* TypeName(registry::OptionType type) {
+  switch (type) {
+    case registry::OptionType::kCount:
+      return "count";
+    case registry::OptionType::kBytes:
+      return "bytes";
+    case registry::OptionType::kBool:
+      return "bool";
+    case registry::OptionType::kString:
+      return "string";
+    case registry::OptionType::kChoice:
+      return "choice";
+  }
+  return "?";
+}
+
+std::string RangeOf(const registry::OptionField& field) {
+  switch (field.type) {
+    case registry::OptionType::kCount:
+    case registry::OptionType::kBytes:
+      return std::to_string(field.min) + ".." + std::to_string(field.max) +
+             (field.allows_auto ? " or auto" : "");
+    case registry::OptionType::kBool:
+      return "true | false";
+    case registry::OptionType::kString:
+      return "text";
+    case registry::OptionType::kChoice: {
+      std::string out;
+      for (const std::string& c : field.choices) out += (out.empty() ? "" : " | ") + c;
+      return out;
+    }
+  }
+  return "";
+}
+
+RepInfo InfoOf(const registry::Registration& r) {
+  RepInfo info;
+  info.name = r.name;
+  info.aliases = r.aliases;
+  info.summary = r.summary;
+  info.traits = r.traits;
+  info.positional_option = r.positional_option;
+  const registry::AnyOptions defaults(r.options);
+  for (const registry::OptionField& field : r.options->fields()) {
+    OptionInfo option;
+    option.name = field.name;
+    option.type = TypeName(field.type);
+    (void)defaults.Get(field.name, &option.default_value);
+    option.range = RangeOf(field);
+    option.doc = field.doc;
+    info.options.push_back(std::move(option));
+  }
+  return info;
+}
+
+Status UnknownRep(std::string_view name) {
+  return Status::InvalidArgument("unknown memtable rep '" + std::string(name) +
+                                 "'; known: " + registry::KnownNames());
+}
+
+// Parses `text` into *impl (see registry.h for the forms).
+Status ParseSpec(std::string_view text, RepSpec::Impl* impl) {
+  text = Trim(text);
+  std::string_view name = text, positional;
+  bool has_positional = false;
+  if (text.find('=') != std::string_view::npos) {
+    // "id=<name>; option=value; ...": find the id item, keep the rest.
+    name = {};
+    std::string rest;
+    for (std::string_view items = text; !items.empty();) {
+      const size_t end = std::min(items.find(';'), items.size());
+      const std::string_view item = Trim(items.substr(0, end));
+      items.remove_prefix(std::min(end + 1, items.size()));
+      const size_t eq = item.find('=');
+      if (eq != std::string_view::npos && Trim(item.substr(0, eq)) == "id") {
+        name = Trim(item.substr(eq + 1));
+      } else if (!item.empty()) {
+        rest += std::string(item) + ";";
+      }
+    }
+    if (name.empty()) {
+      return Status::InvalidArgument("options string '" + std::string(text) +
+                                     "' names no rep: begin it with id=<rep name>; known reps: " +
+                                     registry::KnownNames());
+    }
+    const registry::Registration* rep = registry::Find(name);
+    if (rep == nullptr) return UnknownRep(name);
+    impl->rep = rep;
+    impl->options = registry::AnyOptions(rep->options);
+    return impl->options.Parse(rest);
+  }
+  if (const size_t colon = text.find(':'); colon != std::string_view::npos) {
+    name = Trim(text.substr(0, colon));
+    positional = Trim(text.substr(colon + 1));
+    has_positional = true;
+  }
+  const registry::Registration* rep = registry::Find(name);
+  if (rep == nullptr) return UnknownRep(name);
+  impl->rep = rep;
+  impl->options = registry::AnyOptions(rep->options);
+  if (has_positional) {
+    if (rep->positional_option.empty()) {
+      return Status::InvalidArgument("memtable rep '" + rep->name + "' takes no '" +
+                                     std::string(name) + ":<value>' form; use id=" + rep->name +
+                                     "; <option>=<value>");
+    }
+    Status s = impl->options.Set(rep->positional_option, positional);
+    if (!s.ok()) return s;
+  }
+  return impl->options.Validate();
+}
+
+}  // namespace
+
+std::vector<RepInfo> ListReps() {
+  std::vector<RepInfo> reps;
+  for (const registry::Registration* r : registry::All()) reps.push_back(InfoOf(*r));
+  return reps;
+}
+
+Status DescribeRep(std::string_view name, RepInfo* out) {
+  const registry::Registration* r = registry::Find(name);
+  if (r == nullptr) return Status::NotFound(UnknownRep(name).message());
+  try {
+    *out = InfoOf(*r);
+  } catch (const std::bad_alloc&) {
+    return Status::OutOfMemory("could not describe a rep");
+  }
+  return Status::OK();
+}
+
+Status RepSpec::Parse(std::string_view text, RepSpec* out) {
+  try {
+    auto impl = std::make_unique<Impl>();
+    Status s = ParseSpec(text, impl.get());
+    if (!s.ok()) return s;
+    out->impl_ = std::move(impl);
+  } catch (const std::bad_alloc&) {
+    return Status::OutOfMemory("could not parse a rep's options string");
+  }
+  return Status::OK();
+}
+
+RepSpec::RepSpec()
+    : impl_(std::make_unique<Impl>(Impl{registry::BuiltinReps().front(),
+                                        registry::AnyOptions(registry::BuiltinReps().front()->options)})) {}
+RepSpec::RepSpec(const RepSpec& other) : impl_(std::make_unique<Impl>(*other.impl_)) {}
+RepSpec& RepSpec::operator=(const RepSpec& other) {
+  if (this != &other) impl_ = std::make_unique<Impl>(*other.impl_);
+  return *this;
+}
+RepSpec::RepSpec(RepSpec&&) noexcept = default;
+RepSpec& RepSpec::operator=(RepSpec&&) noexcept = default;
+RepSpec::~RepSpec() = default;
+
+const std::string& RepSpec::name() const { return impl_->rep->name; }
+const RepTraits& RepSpec::traits() const { return impl_->rep->traits; }
+
+std::string RepSpec::Nickname() const {
+  return impl_->rep->aliases.empty() ? std::string() : impl_->rep->aliases.front();
+}
+
+Status RepSpec::Validate() const { return impl_->options.Validate(); }
+
+Status RepSpec::Set(std::string_view option, std::string_view value) {
+  return impl_->options.Set(option, value);
+}
+
+Status RepSpec::Get(std::string_view option, std::string* value) const {
+  return impl_->options.Get(option, value);
+}
+
+std::vector<std::string> RepSpec::OptionNames() const {
+  std::vector<std::string> names;
+  for (const registry::OptionField& f : impl_->rep->options->fields()) names.push_back(f.name);
+  return names;
+}
+
+std::string RepSpec::ToString() const {
+  const std::string options = impl_->options.ToString();
+  return "id=" + impl_->rep->name + (options.empty() ? "" : ";" + options);
+}
+
+std::string RepSpec::OptionsString() const { return impl_->options.ToString(); }
+
+Status RepSpec::CheckComparator(const UserKeyComparator* comparator) const {
+  const format::KeyOrder order(comparator);
+  if (order.kind() != format::KeyOrder::Kind::kCustom) return Status::OK();
+  switch (traits().comparators) {
+    case RepTraits::Comparators::kAny:
+    case RepTraits::Comparators::kByteEquality:
+      // A hash index also needs keys to compare equal only when their bytes
+      // are equal; that cannot be checked, and is documented.
+      return Status::OK();
+    case RepTraits::Comparators::kBytewise:
+      return Status::InvalidArgument(
+          name() + " orders keys by their bytes, so it serves only memrep::BytewiseComparator() "
+                   "and ReverseBytewiseComparator(), not " +
+          comparator->Name() + "; use a rep whose traits allow any comparator");
+  }
+  return Status::OK();
+}
+
+Status RepSpec::NewRep(const RepContext& context, std::unique_ptr<Rep>* out) const {
+  Status s = CheckComparator(context.comparator);
+  if (!s.ok()) return s;
+  if (context.allocator == nullptr) {
+    return Status::InvalidArgument("RepContext::allocator is required");
+  }
+  try {
+    return impl_->rep->make(impl_->options, context, out);
+  } catch (const std::bad_alloc&) {
+    return Status::OutOfMemory("could not allocate a " + name() + " rep");
+  }
+}
+
+}  // namespace memrep

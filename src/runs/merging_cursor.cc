@@ -1,0 +1,87 @@
+#include "runs/merging_cursor.h"
+
+namespace memrep::runs {
+
+void MergingCursor::PickSmallest() {
+  current_ = -1;
+  for (size_t i = 0; i < sources_.size(); ++i) {
+    const Source& s = sources_[i];
+    if (!InRange(s)) continue;
+    if (current_ < 0 || Compare(s, sources_[current_]) < 0) current_ = static_cast<int>(i);
+  }
+}
+
+void MergingCursor::PickLargest() {
+  current_ = -1;
+  for (size_t i = 0; i < sources_.size(); ++i) {
+    const Source& s = sources_[i];
+    if (!InRange(s)) continue;
+    if (current_ < 0 || Compare(s, sources_[current_]) > 0) current_ = static_cast<int>(i);
+  }
+}
+
+void MergingCursor::SeekToFirst() {
+  for (Source& s : sources_) MoveTo(s, 0);
+  forward_ = true;
+  PickSmallest();
+}
+
+void MergingCursor::SeekToLast() {
+  for (Source& s : sources_) MoveTo(s, s.n - 1);
+  forward_ = false;
+  PickLargest();
+}
+
+void MergingCursor::SeekAll(std::string_view internal_key, bool upper) {
+  // Step by step across the sources (see SortedRun::Locate): each source's
+  // misses overlap the others' instead of adding up.
+  const Target target(order_, internal_key);
+  for (Source& s : sources_) s.range = s.run->Locate(target);
+  for (Source& s : sources_) s.range = s.run->Narrow(target, s.range);
+  for (Source& s : sources_) s.run->PrefetchEntries(s.range);
+  for (Source& s : sources_) {
+    const size_t bound = s.run->Bound(order_, target, s.range, upper);
+    // Seek rests on the first entry >= the key; SeekForPrev on the last <= it.
+    MoveTo(s, static_cast<ptrdiff_t>(bound) - (upper ? 1 : 0));
+  }
+}
+
+void MergingCursor::Seek(std::string_view internal_key) {
+  SeekAll(internal_key, false);
+  forward_ = true;
+  PickSmallest();
+}
+
+void MergingCursor::SeekForPrev(std::string_view internal_key) {
+  SeekAll(internal_key, true);
+  forward_ = false;
+  PickLargest();
+}
+
+void MergingCursor::Next() {
+  if (!forward_) {
+    // Others rest on their last entry < current: step each to its first entry > current.
+    for (size_t i = 0; i < sources_.size(); ++i) {
+      if (static_cast<int>(i) != current_) MoveTo(sources_[i], sources_[i].pos + 1);
+    }
+    forward_ = true;
+  }
+  Source& s = sources_[current_];
+  MoveTo(s, s.pos + 1);
+  PickSmallest();
+}
+
+void MergingCursor::Prev() {
+  if (forward_) {
+    // Others rest on their first entry > current: step each to its last entry < current.
+    for (size_t i = 0; i < sources_.size(); ++i) {
+      if (static_cast<int>(i) != current_) MoveTo(sources_[i], sources_[i].pos - 1);
+    }
+    forward_ = false;
+  }
+  Source& s = sources_[current_];
+  MoveTo(s, s.pos - 1);
+  PickLargest();
+}
+
+}  // namespace memrep::runs

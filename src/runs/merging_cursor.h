@@ -1,0 +1,80 @@
+// MergingCursor: one ordered cursor over a few sorted runs (the runs of a
+// RunSet, plus an iterator's privately sorted tail).
+//
+// Positioning: moving forward, every source other than the current one rests
+// on its first slot greater than the current entry; moving backward, on its
+// last slot smaller than it. Entries are distinct across sources, so a change
+// of direction moves each other source by exactly one slot.
+// Cost: Seek is one binary search per source (on prefixes or fences), done
+// step by step across the sources so that their cache misses overlap; Next
+// and Prev compare the K source heads (K is small: about max_runs + 1), by
+// their cached prefixes first.
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+#include <vector>
+
+#include "format/key_order.h"
+#include "runs/sorted_run.h"
+
+namespace memrep::runs {
+
+class MergingCursor {
+ public:
+  explicit MergingCursor(const format::KeyOrder& order) : order_(order) {}
+
+  // Forgets every source; the cursor is then not Valid().
+  void Clear() {
+    sources_.clear();
+    current_ = -1;
+  }
+
+  // REQUIRES: `run` outlives the cursor's use of it.
+  void AddSource(const SortedRun* run) {
+    if (run->size() > 0) sources_.push_back(Source{run, static_cast<ptrdiff_t>(run->size()), 0, 0, {}});
+  }
+
+  bool Valid() const { return current_ >= 0; }
+  const char* row() const { return Row(sources_[current_]); }
+
+  void SeekToFirst();
+  void SeekToLast();
+  void Seek(std::string_view internal_key);
+  void SeekForPrev(std::string_view internal_key);
+  void Next();
+  void Prev();
+
+ private:
+  struct Source {
+    const SortedRun* run;
+    ptrdiff_t n;
+    ptrdiff_t pos;    // -1 or n: exhausted in that direction
+    uint64_t prefix;  // of the entry at pos, when pos is in range
+    SortedRun::Range range;  // a search in progress (SeekAll)
+  };
+  static const char* Row(const Source& s) { return s.run->row(static_cast<size_t>(s.pos)); }
+  static bool InRange(const Source& s) { return s.pos >= 0 && s.pos < s.n; }
+
+  // Sets pos and caches the prefix of the entry there.
+  void MoveTo(Source& s, ptrdiff_t pos) {
+    s.pos = pos;
+    if (InRange(s)) s.prefix = s.run->PrefixAt(order_, static_cast<size_t>(pos));
+  }
+  int Compare(const Source& a, const Source& b) const {
+    if (a.prefix != b.prefix) return a.prefix < b.prefix ? -1 : 1;
+    return order_.CompareRows(Row(a), Row(b));
+  }
+  // Positions every source on its first entry >= the key, or with `upper`
+  // on its last entry <= it.
+  void SeekAll(std::string_view internal_key, bool upper);
+  void PickSmallest();
+  void PickLargest();
+
+  const format::KeyOrder& order_;
+  std::vector<Source> sources_;
+  int current_ = -1;
+  bool forward_ = true;
+};
+
+}  // namespace memrep::runs

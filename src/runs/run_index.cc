@@ -1,0 +1,255 @@
+#include "runs/run_index.h"
+
+#include <algorithm>
+#include <new>
+
+namespace memrep::runs {
+
+RunIndex::RunIndex(const RunIndexOptions& options, const format::KeyOrder& order,
+                   const RowRegion& region, concurrency::BackgroundPool& pool)
+    : options_(options), order_(order), region_(region), strand_(&pool) {}
+
+void RunIndex::Schedule(bool delayed) {
+  // relaxed load first: the common "already queued" case stays a shared read.
+  if (scheduled_.load(std::memory_order_relaxed) ||
+      scheduled_.exchange(true, std::memory_order_acq_rel)) {
+    return;
+  }
+  auto task = [self = shared_from_this()] { self->Background(); };
+  if (delayed) {
+    strand_.PostAfter(kRecheckPeriod, std::move(task));
+  } else {
+    strand_.Post(std::move(task));
+  }
+}
+
+void RunIndex::Freeze() {
+  // release: background tasks that see the flag also see every push before it.
+  frozen_.store(true, std::memory_order_release);
+  Schedule(false);
+}
+
+void RunIndex::Close() {
+  concurrency::MutexLock lock(&task_mu_);
+  closing_ = true;
+  // relaxed: the merge loop polls it; task_mu_ orders everything else.
+  cancel_.store(true, std::memory_order_relaxed);
+  task_done_.Wait(&task_mu_, [&]() REQUIRES(task_mu_) { return !running_; });
+}
+
+std::vector<RunSlot> RunIndex::CollectTail(const RunSet& set, const WriteList::Heads& heads) const {
+  std::vector<RunSlot> tail;
+  WriteList::ForEachBetween(region_, heads, set.covered,
+                            [&](RowRef r) { tail.push_back(MakeSlot(order_, region_, r)); });
+  return tail;
+}
+
+RunIndex::Tail RunIndex::BuildTail(const RunSet& set) {
+  Tail tail;
+  {
+    concurrency::MutexLock lock(&tail_mu_);
+    tail = tail_cache_;
+  }
+  // Loaded after the cache was read: each shard's head is the cached one or
+  // was pushed after it (heads only move forward).
+  const WriteList::Heads heads = write_list_.LoadHeads();
+  if (tail.covered == set.covered && tail.heads == heads) return tail;
+  std::vector<RunSlot> delta;
+  if (tail.covered == set.covered) {
+    WriteList::ForEachBetween(region_, heads, tail.heads,
+                              [&](RowRef r) { delta.push_back(MakeSlot(order_, region_, r)); });
+  } else {
+    delta = CollectTail(set, heads);
+    tail = Tail{};
+    tail.covered = set.covered;
+    tail.covered_entries = set.entries;
+  }
+  SortSlots(order_, &delta);
+  tail.heads = heads;
+  if (tail.size() + delta.size() >= options_.seal_threshold) {
+    // Big enough to become a run: built as Seal would and not cached, so the
+    // cache never holds more than seal_threshold rows.
+    const SortedRun fresh(&region_, delta, run_memory_);
+    std::shared_ptr<const SortedRun> sealed = Seal(tail, &fresh);
+    tail.levels.assign(1, std::move(sealed));
+    return tail;
+  }
+  if (!delta.empty()) {
+    constexpr auto kWithPrefixes = SortedRun::Layout::kWithPrefixes;
+    tail.levels.push_back(
+        std::make_shared<const SortedRun>(&region_, delta, run_memory_, kWithPrefixes));
+    // Restore the ratio between levels: the smallest two merge while the
+    // smaller is more than 1/kTailRatio of the bigger.
+    for (size_t n = tail.levels.size();
+         n >= 2 && tail.levels[n - 1]->size() * Tail::kTailRatio > tail.levels[n - 2]->size();
+         n = tail.levels.size()) {
+      tail.levels[n - 2] = SortedRun::Merge(order_, *tail.levels[n - 2], *tail.levels[n - 1],
+                                            run_memory_, kWithPrefixes);
+      tail.levels.pop_back();
+    }
+  }
+  concurrency::MutexLock lock(&tail_mu_);
+  // Keep the newest: the tail of a later cut, or more of the same one.
+  if (tail_cache_.covered_entries < tail.covered_entries ||
+      (tail_cache_.covered == tail.covered && tail_cache_.size() < tail.size())) {
+    tail_cache_ = tail;
+  }
+  return tail;
+}
+
+std::shared_ptr<const SortedRun> RunIndex::Seal(const Tail& tail, const SortedRun* more) const {
+  // A lone level already in the default layout is the run itself (levels
+  // are immutable and shared by reference count).
+  if ((more == nullptr || more->size() == 0) && tail.levels.size() == 1 &&
+      tail.levels[0]->InDefaultLayout()) {
+    return tail.levels[0];
+  }
+  // Smallest first, so each merge's output is about the size of the next
+  // part; the last merge builds the run in the default layout (a lone part
+  // in another layout is merged with nothing for that).
+  std::vector<const SortedRun*> parts;
+  if (more != nullptr && more->size() > 0) parts.push_back(more);
+  for (auto it = tail.levels.rbegin(); it != tail.levels.rend(); ++it) parts.push_back(it->get());
+  const SortedRun empty(&region_, std::vector<RunSlot>{}, run_memory_);
+  while (parts.size() < 2) parts.push_back(&empty);
+  std::shared_ptr<const SortedRun> run;
+  for (size_t i = 1; i < parts.size(); ++i) {
+    const bool last = i + 1 == parts.size();
+    run = SortedRun::Merge(order_, i == 1 ? *parts[0] : *run, *parts[i], run_memory_,
+                           last ? SortedRun::Layout::kAuto : SortedRun::Layout::kWithPrefixes);
+  }
+  return run;
+}
+
+RunIndex::View RunIndex::Snapshot() {
+  View view;
+  // The set first: the heads loaded after it are at or past what it covers.
+  view.set = runs_.Current();
+  view.tail = BuildTail(*view.set);
+  if (view.tail.size() >= options_.seal_threshold) {
+    if (auto published = runs_.PublishCut(view.set, Seal(view.tail), view.tail.heads)) {
+      const WriteList::Heads heads = view.tail.heads;
+      view.set = std::move(published);
+      view.tail = Tail{};
+      view.tail.covered = view.tail.heads = heads;
+    }
+  }
+  // Ask once per run-set version for background work when this view is not a
+  // single array: the strand then merges, or cuts and merges when idle.
+  if ((view.set->runs.size() > 1 || view.tail.size() > 0) &&
+      nudged_version_.exchange(view.set->version, std::memory_order_relaxed) !=
+          view.set->version) {
+    Schedule(false);
+  }
+  return view;
+}
+
+void RunIndex::Background() {
+  {
+    concurrency::MutexLock lock(&task_mu_);
+    if (closing_) return;
+    running_ = true;
+  }
+  // release: a request made after this point queues a new task.
+  scheduled_.store(false, std::memory_order_release);
+  const bool is_frozen = frozen();
+  bool more = true;
+  try {
+    // Idle: no push for a whole recheck period (not merely since the last
+    // task, which may have run a moment ago between two pushes).
+    const bool idle = is_frozen || quiet_.Quiet(Count(), std::chrono::steady_clock::now());
+    more = CutAndMerge(idle);
+  } catch (const std::bad_alloc&) {
+    // Nothing was published half-way: runs are replaced whole. Readers sort
+    // what the strand could not; it tries again after a recheck period.
+  }
+  {
+    concurrency::MutexLock lock(&task_mu_);
+    running_ = false;
+  }
+  task_done_.SignalAll();
+  if (more && !cancel_.load(std::memory_order_relaxed)) Schedule(true);
+}
+
+bool RunIndex::CutAndMerge(bool idle) {
+  std::shared_ptr<const RunSet> base = runs_.Current();
+  // The tail readers have sorted so far is reused: only newer rows are sorted here.
+  Tail tail = BuildTail(*base);
+  const bool cut = tail.size() > 0 && (idle || tail.size() >= options_.background_cut ||
+                                        tail.size() >= options_.seal_threshold);
+  if (cut) {
+    // May lose to an iterator that published a cut first: the next task retries.
+    (void)runs_.PublishCut(base, Seal(tail), tail.heads);
+  }
+  // Let go of the pre-cut set and tail before merging: holding them would keep
+  // runs that merges replace alive, past what MemoryUsage charges for.
+  const size_t left = cut ? 0 : tail.size();
+  base.reset();
+  tail = Tail{};
+  std::shared_ptr<const RunSet> set = runs_.Current();
+  size_t a, b;
+  // Idle merging (everything into one run) stops as soon as a push arrives:
+  // otherwise the runs that iterators seal meanwhile would each be merged
+  // into the biggest run, one full copy of it per cut.
+  const uint64_t count = Count();
+  while (!cancel_.load(std::memory_order_relaxed) &&
+         PickMerge(*set, options_.max_runs, idle && Count() == count, &a, &b)) {
+    const SortedRun* run_a = set->runs[a].get();
+    const SortedRun* run_b = set->runs[b].get();
+    auto merged = SortedRun::Merge(order_, *run_a, *run_b, run_memory_, SortedRun::Layout::kAuto,
+                                   &cancel_);
+    if (merged == nullptr) return false;  // cancelled: the index is closing
+    runs_.PublishMerge(run_a, run_b, std::move(merged));
+    set = runs_.Current();
+  }
+  return set->runs.size() > 1 || left > 0 || set->entries != Count();
+}
+
+uint64_t RunIndex::CountBetween(std::string_view start, std::string_view end) const {
+  const std::shared_ptr<const RunSet> set = runs_.Current();
+  const Target from(order_, start), to(order_, end);
+  uint64_t in_range = 0;
+  for (const auto& run : set->runs) {
+    const size_t lo = run->LowerBound(order_, from);
+    const size_t hi = run->LowerBound(order_, to);
+    if (hi > lo) in_range += hi - lo;
+  }
+  // Rows not yet in a run are few (the strand cuts them every few
+  // milliseconds): count them one by one.
+  WriteList::ForEachBetween(region_, write_list_.LoadHeads(), set->covered, [&](RowRef r) {
+    const char* row = region_.Row(r);
+    if (order_.CompareRowToKey(row, start) >= 0 && order_.CompareRowToKey(row, end) < 0) {
+      ++in_range;
+    }
+  });
+  return in_range;
+}
+
+uint64_t RunIndex::ChargedBytes(uint64_t n) const {
+  // Sorted runs are charged in advance, twice per entry: once for the run
+  // that finally holds it, once for a merge that briefly holds its inputs and
+  // its output. So the figure only grows with inserts and stays constant once
+  // they end: RocksDB records a memtable's usage when it becomes immutable and
+  // requires it not to grow after (background sorting must not change it).
+  // The shared tail (at most seal_threshold entries, 12 bytes each) is
+  // charged three times: the cached one, one being extended and one being
+  // sealed into a run. Runs of at most kPrefixedRunMax entries keep every
+  // prefix; at most max_runs of them are published, plus a merge's inputs and
+  // output, so their extra bytes are charged for that many entries at most.
+  const uint64_t prefixed =
+      std::min<uint64_t>(n, (options_.max_runs + 2) * uint64_t{SortedRun::kPrefixedRunMax});
+  // Runs' top indexes: one prefix per kTopStride fences or prefixes, rounded
+  // up per run, and only in runs of at least 4 * kTopStride of them: under
+  // 1.25 * entries / kTopStride in all.
+  const uint64_t top = n * 5 / (4 * SortedRun::kTopStride);
+  return 2 * SortedRun::kMaxBytesPerEntry * n + 2 * sizeof(uint64_t) * top +
+         2 * (SortedRun::kBytesPerEntryWithPrefixes - SortedRun::kMaxBytesPerEntry) * prefixed +
+         3 * SortedRun::kBytesPerEntryWithPrefixes *
+             std::min<uint64_t>(n, options_.seal_threshold);
+}
+
+size_t RunIndex::RunBytes() const {
+  return static_cast<size_t>(std::max<int64_t>(run_memory_->load(std::memory_order_relaxed), 0));
+}
+
+}  // namespace memrep::runs

@@ -1,0 +1,185 @@
+// RunIndex: an ordered index of a rep's rows built from sorted runs. Rows are
+// pushed in insertion order on a WriteList; a background strand cuts the
+// list into sorted runs and merges runs; readers take Views (the runs plus a
+// sorted tail of what no run holds yet) and walk them with a MergingCursor.
+//
+//   Push ──► WriteList (16 lock-free stacks, by writer thread)
+//               │ cut: the rows after RunSet::covered
+//               ▼
+//   strand ──► RunSet { SortedRun... } ──► Views ──► RunIterator
+//               ▲ merge: the two smallest similar runs
+//
+// Reps build on it: the sorted hash rep is a hash index plus a RunIndex; an
+// append-only vector rep is a RunIndex alone.
+//
+// Thread safety: Push from any thread (no lock; no cache line all writers
+// share). Snapshot from any thread: it takes RunSetHolder's mutex and the
+// tail cache's mutex briefly. Background tasks run on one Strand of the
+// rep's BackgroundPool, so they never overlap one another (RunSetHolder's
+// single-merger rule, QuietDetector's single caller), while other reps'
+// tasks run in parallel on the pool's other threads.
+//  - a cut is requested each time a writer thread has pushed background_cut
+//    rows, and again after kRecheckPeriod while unsorted rows or several runs
+//    remain;
+//  - when no row arrived for a whole recheck period, or after Freeze, a task
+//    sorts everything into one run, so a frozen or idle index is one array;
+//  - Freeze only flags and requests: it never waits for a sort;
+//  - Close (the rep's destructor) cancels: a running merge stops within
+//    SortedRun::kCancelCheck rows and queued tasks do nothing, so destroying
+//    a rep never waits for a big merge.
+// The index is reference counted: queued tasks hold it, so it outlives the
+// rep that made it until they have run (and returned at once).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <vector>
+
+#include "concurrency/background_pool.h"
+#include "concurrency/mutex.h"
+#include "concurrency/quiet_detector.h"
+#include "format/key_order.h"
+#include "runs/run_set.h"
+#include "runs/write_list.h"
+
+namespace memrep::runs {
+
+struct RunIndexOptions {
+  // An iterator that finds at least this many unsorted rows publishes them
+  // as a new run (the background strand normally cuts them first).
+  uint32_t seal_threshold = 8192;
+  // A cut is requested each time a writer thread has pushed this many rows.
+  uint32_t background_cut = 4096;
+  // Sorted runs kept at most while writes continue; more are merged.
+  uint32_t max_runs = 8;
+};
+
+class RunIndex : public std::enable_shared_from_this<RunIndex> {
+ public:
+  // REQUIRES: every node of `region` begins with its write-list link
+  // (WriteList::kLinkBytes); region, order and pool outlive the index.
+  RunIndex(const RunIndexOptions& options, const format::KeyOrder& order,
+           const RowRegion& region, concurrency::BackgroundPool& pool);
+
+  const RunIndexOptions& options() const { return options_; }
+  const format::KeyOrder& order() const { return order_; }
+  const RowRegion& region() const { return region_; }
+
+  // Adds the node `ref`, whose row is complete: it becomes visible to
+  // Snapshot, and is sorted in the background.
+  void Push(RowRef ref) {
+    const uint64_t in_shard = write_list_.Push(region_, ref);
+    if (in_shard % options_.background_cut == 0) Schedule(false);
+  }
+  // Rows pushed so far. O(1).
+  uint64_t Count() const { return write_list_.Count(); }
+
+  // The rows pushed after a run set's `covered` heads up to `heads`, sorted
+  // into a few runs that keep every prefix (`levels`, biggest first, each
+  // more than kTailRatio times the next). A snapshot sorts only what was
+  // pushed since the last one into a new smallest level, then merges the two
+  // smallest while that ratio is broken. So a row is copied about kTailRatio
+  // times per level, log_kTailRatio(tail size) levels in all, however often
+  // snapshots come, and a reader searches a handful of levels.
+  struct Tail {
+    static constexpr size_t kTailRatio = 8;
+    WriteList::Heads covered{};
+    uint64_t covered_entries = 0;  // orders the tails of different cuts
+    WriteList::Heads heads{};
+    std::vector<std::shared_ptr<const SortedRun>> levels;
+    size_t size() const {
+      size_t n = 0;
+      for (const auto& level : levels) n += level->size();
+      return n;
+    }
+  };
+
+  // What an iterator reads: the runs of a RunSet and the tail after it.
+  struct View {
+    std::shared_ptr<const RunSet> set;
+    Tail tail;
+    const WriteList::Heads& heads() const { return tail.heads; }
+  };
+
+  // A view of every row pushed so far. The tail is built from the last
+  // snapshot's (kept in the index), sorting only the rows pushed since.
+  // A tail of at least seal_threshold rows is published as a new run.
+  // May throw std::bad_alloc (callers at a public boundary catch it).
+  View Snapshot();
+  // Whether `view` still shows every row and the current runs.
+  bool Current(const View& view) const {
+    return runs_.Version() == view.set->version && write_list_.LoadHeads() == view.heads();
+  }
+
+  // Read-only from now on: the strand sorts everything into one run.
+  void Freeze();
+  bool frozen() const { return frozen_.load(std::memory_order_acquire); }
+  // Makes queued tasks harmless, stops a running merge, and waits for the
+  // running task to return. Called by the rep's destructor.
+  void Close();
+
+  // The rows in [start, end) of internal keys: counted in the runs by binary
+  // search, and one by one among the few unsorted rows.
+  uint64_t CountBetween(std::string_view start, std::string_view end) const;
+  // Calls fn(ref) for every row pushed so far.
+  template <typename Fn>
+  void ForEach(Fn&& fn) const {
+    WriteList::ForEachBetween(region_, write_list_.LoadHeads(), WriteList::Heads{}, fn);
+  }
+
+  // MemoryUsage's share for the runs of `entries` rows, charged in advance so
+  // that it only grows with inserts and stays constant once they end (see
+  // the definition for the accounting).
+  uint64_t ChargedBytes(uint64_t entries) const;
+
+  // For tests and benchmarks: the number of sorted runs now, and the bytes
+  // they hold.
+  size_t NumRuns() const { return runs_.Current()->runs.size(); }
+  size_t RunBytes() const;
+
+ private:
+  // Queues a background task unless one is already queued.
+  void Schedule(bool delayed);
+  void Background();
+  // One step of background work; returns whether more is left for later.
+  bool CutAndMerge(bool idle);
+  std::vector<RunSlot> CollectTail(const RunSet& set, const WriteList::Heads& heads) const;
+  // The tail of `set`, built from the cached one when it starts where `set`
+  // ends; loads the write list's heads.
+  Tail BuildTail(const RunSet& set) EXCLUDES(tail_mu_);
+  // The tail, and `more` rows pushed after it, as one run (default layout).
+  std::shared_ptr<const SortedRun> Seal(const Tail& tail, const SortedRun* more = nullptr) const;
+
+  const RunIndexOptions options_;
+  const format::KeyOrder& order_;
+  const RowRegion& region_;
+  WriteList write_list_;
+  RunSetHolder runs_;
+  const MemoryCounter run_memory_ = std::make_shared<std::atomic<int64_t>>(0);
+  std::atomic<bool> frozen_{false};
+  concurrency::Strand strand_;
+
+  concurrency::Mutex tail_mu_;
+  Tail tail_cache_ GUARDED_BY(tail_mu_);
+
+  // Set while a task is queued; cleared when it starts. acq_rel exchange so
+  // exactly one requester queues a task.
+  std::atomic<bool> scheduled_{false};
+  // The RunSet version for which an iterator last asked for background work.
+  std::atomic<uint64_t> nudged_version_{~uint64_t{0}};
+
+  concurrency::Mutex task_mu_;
+  concurrency::CondVar task_done_;
+  bool closing_ GUARDED_BY(task_mu_) = false;
+  bool running_ GUARDED_BY(task_mu_) = false;
+  // Set by Close: queued tasks return at once and merges stop early.
+  std::atomic<bool> cancel_{false};
+  // How often the strand looks again while the index has unsorted rows or
+  // several runs: once nothing arrives for a period, it becomes one run.
+  static constexpr std::chrono::milliseconds kRecheckPeriod{10};
+  // Whether inserts have paused; background tasks only (they never overlap).
+  concurrency::QuietDetector quiet_{kRecheckPeriod};
+};
+
+}  // namespace memrep::runs

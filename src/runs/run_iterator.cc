@@ -1,0 +1,28 @@
+#include "runs/run_iterator.h"
+
+#include <new>
+
+namespace memrep::runs {
+
+bool RunIterator::Refresh() {
+  // An unchanged version and unchanged heads mean no merge replaced the
+  // view's runs and no row was pushed since: the view is complete. Either
+  // change takes a new view: a merged set is searched with fewer binary
+  // searches, and the old runs are let go.
+  if (view_.set != nullptr && status_.ok() && index_->Current(view_)) return true;
+  cursor_.Clear();
+  try {
+    view_ = index_->Snapshot();
+    for (const auto& run : view_.set->runs) cursor_.AddSource(run.get());
+    for (const auto& level : view_.tail.levels) cursor_.AddSource(level.get());
+  } catch (const std::bad_alloc&) {
+    view_ = RunIndex::View{};
+    cursor_.Clear();
+    status_ = Status::OutOfMemory("an iterator could not sort the memtable's newest entries");
+    return false;
+  }
+  status_ = Status::OK();
+  return true;
+}
+
+}  // namespace memrep::runs

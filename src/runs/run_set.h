@@ -1,0 +1,82 @@
+// RunSet: an immutable snapshot of a RunIndex's sorted runs, and the
+// write-list heads up to which they hold every entry.
+//
+//   RunSet v7: runs {R0: 600k, R1: 250k, R2: 4k}   covered: heads[16]
+//              entries pushed after `covered` = the unsorted tail
+//
+// Thread safety: a RunSet never changes. RunSets are replaced as a whole under
+// RunSetHolder's mutex, which only iterators (to take a snapshot or publish a
+// run they sorted) and the RunIndex's background strand take; writers never do. The
+// current version is also published in an atomic, so that an iterator can
+// notice a new set without the mutex (it then takes the set under it).
+// Invariants:
+//  1. The runs of a set hold disjoint entries, and together exactly the
+//     entries pushed up to `covered` on every shard.
+//  2. A new set either adds a run made of the entries between the previous
+//     set's `covered` and its own (a cut), or replaces runs by their merge
+//     (same covered). Both keep invariant 1.
+// Reclamation: sets and runs are reference counted; an iterator keeps the set
+// it started from alive, so a merge never frees a run someone still reads.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "concurrency/mutex.h"
+#include "runs/sorted_run.h"
+#include "runs/write_list.h"
+
+namespace memrep::runs {
+
+struct RunSet {
+  std::vector<std::shared_ptr<const SortedRun>> runs;
+  WriteList::Heads covered{};
+  uint64_t entries = 0;  // sum of run sizes
+  uint64_t version = 0;  // increases by one per published set
+};
+
+class RunSetHolder {
+ public:
+  RunSetHolder() : current_(std::make_shared<const RunSet>()) {}
+
+  std::shared_ptr<const RunSet> Current() const {
+    concurrency::MutexLock lock(&mu_);
+    return current_;
+  }
+
+  // The current set's version, without the mutex: an iterator compares it
+  // with its view's to notice a merge (acquire pairs with the store under mu_).
+  uint64_t Version() const { return version_.load(std::memory_order_acquire); }
+
+  // Publishes `base` plus `run`, which holds the entries between base->covered
+  // and `covered`, if `base` is still current. Returns the published set, or
+  // nullptr if another cut was published first (the caller keeps its run private).
+  std::shared_ptr<const RunSet> PublishCut(const std::shared_ptr<const RunSet>& base,
+                                           std::shared_ptr<const SortedRun> run,
+                                           const WriteList::Heads& covered);
+
+  // Replaces runs `a` and `b` of the current set by `merged`. REQUIRES: only
+  // one thread merges at a time (the RunIndex's background tasks, which run
+  // on one strand and so never overlap), so both are still present.
+  void PublishMerge(const SortedRun* a, const SortedRun* b,
+                    std::shared_ptr<const SortedRun> merged);
+
+ private:
+  mutable concurrency::Mutex mu_;
+  std::shared_ptr<const RunSet> current_ GUARDED_BY(mu_);
+  std::atomic<uint64_t> version_{0};       // current_->version; written under mu_
+};
+
+// Runs within this factor of each other in size are merged.
+inline constexpr size_t kMergeRatio = 4;
+
+// The merge the background worker should do next in `set`, as the indexes of
+// two runs, or false if the set is in shape: at most max_runs runs, and each
+// run more than kMergeRatio times the size of the next smaller one (so at
+// most log_kMergeRatio(entries / smallest run) + 1 runs). With `all`, any two
+// runs while there are two.
+bool PickMerge(const RunSet& set, uint32_t max_runs, bool all, size_t* a, size_t* b);
+
+}  // namespace memrep::runs

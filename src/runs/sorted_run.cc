@@ -1,0 +1,187 @@
+#include "runs/sorted_run.h"
+
+#include <algorithm>
+
+#include "concurrency/thread_slot.h"
+
+namespace memrep::runs {
+
+void SortSlots(const format::KeyOrder& order, std::vector<RunSlot>* slots) {
+  std::sort(slots->begin(), slots->end(), [&order](const RunSlot& a, const RunSlot& b) {
+    return CompareSlots(order, a, b) < 0;
+  });
+}
+
+SortedRun::Parts::Parts(const RowRegion* region, size_t n, bool keep_prefixes)
+    : region(region), keep(keep_prefixes) {
+  refs.reserve(n);
+  if (keep) {
+    prefixes.reserve(n);
+  } else {
+    fences.reserve((n + kFenceStride - 1) / kFenceStride);
+  }
+}
+
+void SortedRun::Parts::Add(RowRef ref, uint64_t prefix) {
+  if (keep) {
+    prefixes.push_back(prefix);
+  } else if (refs.size() % kFenceStride == 0) {
+    fences.push_back(prefix);
+  }
+  refs.push_back(ref);
+}
+
+SortedRun::Parts SortedRun::FromSlots(const RowRegion* region, const std::vector<RunSlot>& sorted,
+                                      Layout layout) {
+  Parts parts(region, sorted.size(), KeepsPrefixes(layout, sorted.size()));
+  for (const RunSlot& slot : sorted) parts.Add(slot.ref, slot.prefix);
+  return parts;
+}
+
+SortedRun::SortedRun(Parts parts, MemoryCounter memory)
+    : region_(parts.region),
+      refs_(std::move(parts.refs)),
+      fences_(std::move(parts.fences)),
+      prefixes_(std::move(parts.prefixes)),
+      memory_(std::move(memory)) {
+  BuildTop();
+  // relaxed: a statistic; the run itself is published by its RunSet.
+  memory_->fetch_add(static_cast<int64_t>(bytes()), std::memory_order_relaxed);
+}
+
+SortedRun::SortedRun(const RowRegion* region, const std::vector<RunSlot>& sorted,
+                     MemoryCounter memory, Layout layout)
+    : SortedRun(FromSlots(region, sorted, layout), std::move(memory)) {}
+
+SortedRun::~SortedRun() {
+  memory_->fetch_sub(static_cast<int64_t>(bytes()), std::memory_order_relaxed);
+}
+
+std::shared_ptr<const SortedRun> SortedRun::Merge(const format::KeyOrder& order,
+                                                  const SortedRun& a, const SortedRun& b,
+                                                  MemoryCounter memory, Layout layout,
+                                                  const std::atomic<bool>* cancel) {
+  const size_t n = a.size() + b.size();
+  Parts out(a.region_, n, KeepsPrefixes(layout, n));
+  // Rows sit in insertion order, not key order: fetch a few ahead so the
+  // comparisons rarely wait for memory. Each head's prefix is read once, when
+  // it becomes the head; most comparisons are then one integer comparison.
+  constexpr size_t kAhead = 8;
+  const RowRef* pa = a.refs_.data();
+  const RowRef* pb = b.refs_.data();
+  const size_t na = a.size(), nb = b.size();
+  const bool fetch_a = a.prefixes_.empty(), fetch_b = b.prefixes_.empty();
+  size_t i = 0, j = 0;
+  uint64_t ka = na > 0 ? a.PrefixAt(order, 0) : 0;
+  uint64_t kb = nb > 0 ? b.PrefixAt(order, 0) : 0;
+  // relaxed: the flag only asks to stop early; nothing is read through it.
+  auto cancelled = [&] { return cancel != nullptr && cancel->load(std::memory_order_relaxed); };
+  size_t next_check = kCancelCheck;
+  while (i < na && j < nb) {
+    if (kb < ka || (kb == ka && order.CompareRows(b.row(j), a.row(i)) < 0)) {
+      out.Add(pb[j], kb);
+      if (++j < nb) {
+        if (fetch_b && j + kAhead < nb) __builtin_prefetch(b.row(j + kAhead));
+        kb = b.PrefixAt(order, j);
+      }
+    } else {
+      out.Add(pa[i], ka);
+      if (++i < na) {
+        if (fetch_a && i + kAhead < na) __builtin_prefetch(a.row(i + kAhead));
+        ka = a.PrefixAt(order, i);
+      }
+    }
+    if (i + j == next_check) {
+      if (cancelled()) return nullptr;
+      next_check += kCancelCheck;
+    }
+  }
+  // The rest of one run: prefixes are needed only for fences, or when kept.
+  auto add_rest = [&](const SortedRun& r, size_t from) {
+    for (size_t k = from; k < r.size(); ++k) {
+      out.Add(r.refs_[k], out.NeedsPrefix() ? r.PrefixAt(order, k) : 0);
+    }
+  };
+  add_rest(a, i);
+  add_rest(b, j);
+  return std::shared_ptr<const SortedRun>(new SortedRun(std::move(out), std::move(memory)));
+}
+
+void SortedRun::BuildTop() {
+  const Array<uint64_t>& keys = this->keys();
+  if (keys.size() < 4 * kTopStride) return;
+  top_.reserve((keys.size() + kTopStride - 1) / kTopStride);
+  for (size_t j = 0; j < keys.size(); j += kTopStride) top_.push_back(keys[j]);
+}
+
+SortedRun::Range SortedRun::Locate(const Target& target) const {
+  const Array<uint64_t>& keys = this->keys();
+  if (top_.empty()) return Range{0, keys.size()};
+  // top_[j] = keys[j * kTopStride]: the first key >= the prefix is after
+  // sample j - 1 (which is smaller) and at or before sample j (if any).
+  const size_t j =
+      static_cast<size_t>(std::lower_bound(top_.begin(), top_.end(), target.prefix) - top_.begin());
+  const Range window{j == 0 ? 0 : (j - 1) * kTopStride + 1, std::min(keys.size(), j * kTopStride)};
+  // A few cache lines: asked for at once rather than missed on probe by probe.
+  for (size_t k = window.lo; k < window.hi; k += concurrency::kCacheLine / sizeof(uint64_t)) {
+    __builtin_prefetch(&keys[k]);
+  }
+  return window;
+}
+
+SortedRun::Range SortedRun::Narrow(const Target& target, Range window) const {
+  const Array<uint64_t>& keys = this->keys();
+  const uint64_t p = target.prefix;
+  const size_t first =
+      static_cast<size_t>(std::lower_bound(keys.begin() + window.lo, keys.begin() + window.hi, p) -
+                          keys.begin());
+  // Keys rarely tie: step over the few equal to p, and search for the end
+  // only when there are more (a custom comparator's keys are all 0).
+  constexpr size_t kSteps = 4;
+  const size_t stop = std::min(keys.size(), first + kSteps);
+  size_t last = first;
+  while (last < stop && keys[last] == p) ++last;
+  if (last == stop && last < keys.size()) {
+    last = static_cast<size_t>(std::upper_bound(keys.begin() + last, keys.end(), p) - keys.begin());
+  }
+  Range range{first, last};
+  if (prefixes_.empty()) {
+    // Fences: blocks before the first fence >= p, except the last of them,
+    // hold only smaller prefixes; blocks from the first fence > p on hold
+    // only larger ones.
+    range = Range{first == 0 ? 0 : (first - 1) * kFenceStride, std::min(size(), last * kFenceStride)};
+  }
+  if (range.hi > range.lo) __builtin_prefetch(&refs_[range.lo]);
+  return range;
+}
+
+void SortedRun::PrefetchEntries(Range range) const {
+  // A narrowed range is a block or two: its entries are fetched together, so
+  // the search over them waits for about one miss instead of one per probe.
+  constexpr size_t kMaxPrefetch = 2 * kFenceStride;
+  if (range.hi - range.lo > kMaxPrefetch) return;
+  for (size_t i = range.lo; i < range.hi; ++i) __builtin_prefetch(row(i));
+}
+
+size_t SortedRun::Bound(const format::KeyOrder& order, const Target& target, Range range,
+                        bool upper) const {
+  size_t lo = range.lo, hi = range.hi;
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    const int c = order.CompareRowToKey(row(mid), target.internal_key);
+    if (c < 0 || (upper && c == 0)) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
+size_t SortedRun::Search(const format::KeyOrder& order, const Target& target, bool upper) const {
+  const Range range = Narrow(target, Locate(target));
+  PrefetchEntries(range);
+  return Bound(order, target, range, upper);
+}
+
+}  // namespace memrep::runs

@@ -1,0 +1,200 @@
+// SortedRun: an immutable, sorted array of row references, with one "fence"
+// every kFenceStride entries: the 8-byte order-preserving prefix of the key at
+// that position.
+//
+//   refs:    [ r0 ][ r1 ][ r2 ][ r3 ][ r4 ] ...     4 bytes per entry
+//   fences:  [ prefix(e0)            ][ prefix(e4) ] 2 bytes per entry
+//
+// A reference names a node of the rep's RowRegion: row i =
+// region.Row(refs[i]).
+//
+// A search first binary-searches the fences (a compact array that mostly
+// stays in cache) to the one or two blocks that can hold the target, then
+// compares full keys in those blocks only: two or three entry reads instead
+// of one per probe. Keys that share their first 8 bytes widen the range, down
+// to a plain binary search (and so does a custom comparator, whose fences are
+// 0).
+//
+// A small run can instead keep every entry's prefix (12 bytes per entry):
+// the unsorted tail that readers sort and share is kept that way, so that
+// merging new entries into it and searching it read no entry at all while
+// prefixes differ.
+//
+// Thread safety: immutable after construction; shared by reference count.
+// Memory: each run adds its bytes to a counter shared with its rep when built
+// and subtracts them when destroyed.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "format/key_order.h"
+#include "memory/page_allocator.h"
+#include "memory/row_region.h"
+
+namespace memrep::runs {
+
+using memory::RowRef;
+using memory::RowRegion;
+
+// A row with its prefix and its node's RowRegion reference, for sorting a
+// batch of rows. `row` could be derived from `ref`, but keeping it saves a
+// chunk-table load on every comparison of tied prefixes while sorting.
+struct RunSlot {
+  uint64_t prefix;
+  const char* row;
+  RowRef ref;
+};
+
+inline uint64_t RowPrefix(const format::KeyOrder& order, const char* row) {
+  uint64_t tag;
+  return order.Prefix(format::RowUserKey(row, &tag));
+}
+
+inline RunSlot MakeSlot(const format::KeyOrder& order, const RowRegion& region, RowRef ref) {
+  const char* row = region.Row(ref);
+  return RunSlot{RowPrefix(order, row), row, ref};
+}
+
+inline int CompareSlots(const format::KeyOrder& order, const RunSlot& a, const RunSlot& b) {
+  if (a.prefix != b.prefix) return a.prefix < b.prefix ? -1 : 1;
+  return order.CompareRows(a.row, b.row);
+}
+
+// Sorts distinct rows' slots in place.
+void SortSlots(const format::KeyOrder& order, std::vector<RunSlot>* slots);
+
+// A seek target, with its prefix computed once.
+struct Target {
+  Target(const format::KeyOrder& order, std::string_view internal_key)
+      : internal_key(internal_key),
+        prefix(order.Prefix(internal_key.substr(0, internal_key.size() - 8))) {}
+  std::string_view internal_key;
+  uint64_t prefix;
+};
+
+using MemoryCounter = std::shared_ptr<std::atomic<int64_t>>;
+
+class SortedRun {
+ public:
+  static constexpr size_t kFenceStride = 4;
+  // An upper bound of a fenced run's bytes per entry (reference plus fence share).
+  static constexpr size_t kMaxBytesPerEntry = sizeof(RowRef) + sizeof(uint64_t) / kFenceStride;
+  // Every kTopStride-th fence or prefix is copied into a small top index, so
+  // a search touches a few cache lines of the big array instead of ~log2 of
+  // them; it costs 1/32 byte per entry of a fenced run and 1/8 of one that
+  // keeps its prefixes (MemoryUsage charges it).
+  static constexpr size_t kTopStride = 64;
+  // Bytes per entry of a run that keeps every prefix.
+  static constexpr size_t kBytesPerEntryWithPrefixes = sizeof(RowRef) + sizeof(uint64_t);
+
+  // Runs up to this size keep every prefix: a search in them reads no entry
+  // unless prefixes tie, and they are few and small, so this costs at most a
+  // few MiB per rep (charged by the rep's MemoryUsage).
+  static constexpr size_t kPrefixedRunMax = size_t{1} << 16;
+
+  // kAuto: kWithPrefixes up to kPrefixedRunMax entries, else kFenced.
+  enum class Layout { kFenced, kWithPrefixes, kAuto };
+
+  // REQUIRES: `sorted` is sorted and holds distinct nodes of `region`,
+  // which outlives the run.
+  SortedRun(const RowRegion* region, const std::vector<RunSlot>& sorted, MemoryCounter memory,
+            Layout layout = Layout::kAuto);
+  ~SortedRun();
+  SortedRun(const SortedRun&) = delete;
+  SortedRun& operator=(const SortedRun&) = delete;
+
+  // A run holding the entries of both, which must not share an entry and
+  // must be of the same region. nullptr if *cancel became true on the way
+  // (checked every kCancelCheck entries, so a cancelled merge stops within
+  // about a millisecond).
+  static std::shared_ptr<const SortedRun> Merge(const format::KeyOrder& order, const SortedRun& a,
+                                                const SortedRun& b, MemoryCounter memory,
+                                                Layout layout = Layout::kAuto,
+                                                const std::atomic<bool>* cancel = nullptr);
+  static constexpr size_t kCancelCheck = size_t{1} << 16;
+
+  size_t size() const { return refs_.size(); }
+  // Whether the run is laid out as kAuto would lay out its entries.
+  bool InDefaultLayout() const {
+    return KeepsPrefixes(Layout::kAuto, size()) == !prefixes_.empty();
+  }
+  const char* row(size_t i) const { return region_->Row(refs_[i]); }
+  RowRef ref(size_t i) const { return refs_[i]; }
+  // The prefix of row i: kept, or read from the row.
+  uint64_t PrefixAt(const format::KeyOrder& order, size_t i) const {
+    return prefixes_.empty() ? RowPrefix(order, row(i)) : prefixes_[i];
+  }
+  size_t bytes() const {
+    return refs_.capacity() * sizeof(RowRef) +
+           (fences_.capacity() + prefixes_.capacity() + top_.capacity()) * sizeof(uint64_t);
+  }
+
+  // First index whose entry is >= target (size() if none).
+  size_t LowerBound(const format::KeyOrder& order, const Target& target) const {
+    return Search(order, target, false);
+  }
+  // First index whose entry is > target (size() if none).
+  size_t UpperBound(const format::KeyOrder& order, const Target& target) const {
+    return Search(order, target, true);
+  }
+
+  // The same search in steps, for a caller that searches several runs: doing
+  // each step for every run before the next lets their cache misses overlap.
+  // Each step requests the memory the next one reads.
+  struct Range {
+    size_t lo, hi;
+  };
+  // 1: the part of the fences or prefixes that holds the target's prefix
+  // (through the top index).
+  Range Locate(const Target& target) const;
+  // 2: the entries that part leaves for the target.
+  Range Narrow(const Target& target, Range window) const;
+  // 3: requests those rows, if they are few.
+  void PrefetchEntries(Range range) const;
+  // 4: the first index in range whose row is >= target (> with `upper`).
+  size_t Bound(const format::KeyOrder& order, const Target& target, Range range, bool upper) const;
+
+ private:
+  // Big arrays are mapped from the kernel and unmapped when the run dies.
+  template <typename T>
+  using Array = std::vector<T, memory::PageAllocator<T>>;
+
+  // A run's arrays while it is built, in order: every prefix, or a fence
+  // every kFenceStride entries (the layout chosen for its final size).
+  struct Parts {
+    Parts(const RowRegion* region, size_t n, bool keep_prefixes);
+    // Whether the next Add needs its prefix (callers that must read a
+    // row for it can skip the read otherwise).
+    bool NeedsPrefix() const { return keep || refs.size() % kFenceStride == 0; }
+    void Add(RowRef ref, uint64_t prefix);
+    const RowRegion* region;
+    bool keep;
+    Array<RowRef> refs;
+    Array<uint64_t> fences, prefixes;
+  };
+  SortedRun(Parts parts, MemoryCounter memory);
+  static Parts FromSlots(const RowRegion* region, const std::vector<RunSlot>& sorted,
+                         Layout layout);
+  static bool KeepsPrefixes(Layout layout, size_t n) {
+    return layout == Layout::kWithPrefixes || (layout == Layout::kAuto && n <= kPrefixedRunMax);
+  }
+  size_t Search(const format::KeyOrder& order, const Target& target, bool upper) const;
+  // The array a search narrows by: every prefix, or the fences.
+  const Array<uint64_t>& keys() const { return prefixes_.empty() ? fences_ : prefixes_; }
+  // Fills top_ from the fences or prefixes (none for small runs).
+  void BuildTop();
+
+  const RowRegion* region_;
+  Array<RowRef> refs_;
+  Array<uint64_t> fences_;    // kFenced: fences_[j] = prefix of row(j * kFenceStride)
+  Array<uint64_t> prefixes_;  // kWithPrefixes: prefixes_[i] = prefix of row(i)
+  Array<uint64_t> top_;       // top_[j] = keys[j * kTopStride] of fences_ or prefixes_
+  MemoryCounter memory_;
+};
+
+}  // namespace memrep::runs

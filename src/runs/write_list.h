@@ -1,0 +1,95 @@
+// WriteList: every node of a RunIndex, in insertion order, on one of kShards
+// lock-free stacks. It is how the background strand and iterators find the
+// rows that are not yet in a sorted run.
+//
+//   shard i: head -> newest -> ... -> oldest -> 0   (RowRefs)
+//   node:    [ link (4 bytes) | rest of the rep's header | row ]
+//
+// Every node of a region a RunIndex serves begins with the 4-byte link this
+// list threads through it (its "write-list link"); a rep's own header fields
+// follow it.
+//
+// Thread safety: Push from any thread; each thread pushes to the shard of its
+// ThreadSlot, so concurrent writers touch different cache lines. LoadHeads and
+// Count from any thread.
+// Invariants:
+//  1. A shard only grows at its head: every node ever at the head stays
+//     reachable from every later head. So the nodes pushed after a head `h`
+//     was observed are exactly those between the current head and `h`.
+//  2. A node's link is written before the release CAS that makes it the head,
+//     and never again; an acquire load of the head makes the whole chain
+//     below it (links and rows) visible.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+
+#include "concurrency/thread_slot.h"
+#include "memory/row_region.h"
+
+namespace memrep::runs {
+
+using memory::RowRef;
+using memory::RowRegion;
+
+class WriteList {
+ public:
+  static constexpr size_t kShards = 16;
+  using Heads = std::array<RowRef, kShards>;
+  static constexpr size_t kLinkBytes = sizeof(RowRef);
+
+  // Pushes the node `ref` of `region`; returns the number of nodes the
+  // calling thread's shard holds after the push.
+  uint64_t Push(const RowRegion& region, RowRef ref) {
+    Shard& shard = shards_[concurrency::ThreadSlot() % kShards];
+    char* link = region.At(ref);
+    RowRef head = shard.head.load(std::memory_order_relaxed);
+    do {
+      std::memcpy(link, &head, kLinkBytes);
+      // release: publishes the link and the row (invariant 2).
+    } while (!shard.head.compare_exchange_weak(head, ref, std::memory_order_release,
+                                               std::memory_order_relaxed));
+    // relaxed: a count for statistics and scheduling, not for visibility.
+    return shard.count.fetch_add(1, std::memory_order_relaxed) + 1;
+  }
+
+  Heads LoadHeads() const {
+    Heads heads;
+    for (size_t i = 0; i < kShards; ++i) {
+      heads[i] = shards_[i].head.load(std::memory_order_acquire);  // invariant 2
+    }
+    return heads;
+  }
+
+  // Nodes pushed so far (may lag a push in progress by one per shard).
+  uint64_t Count() const {
+    uint64_t total = 0;
+    for (const Shard& shard : shards_) total += shard.count.load(std::memory_order_relaxed);
+    return total;
+  }
+
+  // Calls fn(ref) for each node pushed after `older` and up to `newer`, per
+  // shard, newest first. REQUIRES: older[i] was a head of shard i no later
+  // than newer[i].
+  template <typename Fn>
+  static void ForEachBetween(const RowRegion& region, const Heads& newer, const Heads& older,
+                             Fn&& fn) {
+    for (size_t i = 0; i < kShards; ++i) {
+      for (RowRef r = newer[i]; r != older[i];) {
+        fn(r);
+        std::memcpy(&r, region.At(r), kLinkBytes);
+      }
+    }
+  }
+
+ private:
+  struct alignas(concurrency::kCacheLine) Shard {
+    std::atomic<RowRef> head{0};
+    std::atomic<uint64_t> count{0};
+  };
+  std::array<Shard, kShards> shards_;
+};
+
+}  // namespace memrep::runs

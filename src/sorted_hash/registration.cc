@@ -1,0 +1,79 @@
+#include "sorted_hash/registration.h"
+
+#include "memrep/sorted_hash.h"
+#include "sorted_hash/sorted_hash_rep.h"
+
+namespace memrep {
+
+namespace sorted_hash {
+
+const registry::OptionTable& OptionTableOf() {
+  using O = SortedHashOptions;
+  static const registry::OptionTable table =
+      registry::OptionTable::For<O>(O::kName)
+          .Count("bucket_count", &O::bucket_count, 1, O::kMaxBucketCount,
+                 "hash buckets (4 bytes each), rounded up to a power of two; auto: one per 256 "
+                 "bytes of write_buffer_size",
+                 /*allows_auto=*/true)
+          .Bytes("write_buffer_size", &O::write_buffer_size, O::kMinWriteBufferSize,
+                 O::kMaxWriteBufferSize,
+                 "the memtable size the rep is sized for; auto: the column family's "
+                 "write_buffer_size (MemTableOptions::write_buffer_size standalone)",
+                 /*allows_auto=*/true)
+          .Count("seal_threshold", &O::seal_threshold, 1, O::kMaxThreshold,
+                 "unsorted entries an iterator publishes as a new sorted run")
+          .Count("background_cut", &O::background_cut, 1, O::kMaxThreshold,
+                 "entries a writer thread adds between requests to sort them in the background")
+          .Count("max_runs", &O::max_runs, 2, O::kMaxRuns,
+                 "sorted runs kept at most while writes continue; more are merged");
+  return table;
+}
+
+namespace {
+
+Status Make(const registry::AnyOptions& options, const RepContext& context,
+            std::unique_ptr<Rep>* out) {
+  return SortedHashRep::Make(options.As<SortedHashOptions>(), context, out);
+}
+
+}  // namespace
+
+const registry::Registration& RepRegistration() {
+  static const registry::Registration registration = [] {
+    registry::Registration r;
+    r.name = SortedHashOptions::kName;
+    r.aliases = {"sorted_hash", "speedb.HashSpdRepFactory"};
+    r.summary =
+        "hash index on the full user key for O(1) writes and point reads, sorted runs cut and "
+        "merged in the background for ordered reads";
+    r.traits.concurrent_insert = true;
+    r.traits.detects_duplicates = true;
+    r.traits.comparators = RepTraits::Comparators::kByteEquality;
+    r.traits.point_read_while_mutable = RepTraits::Cost::kConstant;
+    r.traits.new_iterator_while_mutable = RepTraits::Cost::kConstant;
+    r.traits.max_memtable_bytes = SortedHashOptions::kMaxWriteBufferSize;
+    r.options = &OptionTableOf();
+    r.positional_option = "bucket_count";
+    r.conformance_options = {
+        // Tiny thresholds: many runs, background cuts and merges on every few
+        // inserts, iterators that seal their tails, and long bucket chains.
+        "bucket_count=16;seal_threshold=3;background_cut=5;max_runs=3",
+        // No background cut: iterators extend a shared, incrementally sorted
+        // tail and publish it as a run at seal_threshold.
+        "seal_threshold=300;background_cut=16777216;max_runs=4",
+    };
+    r.make = Make;
+    return r;
+  }();
+  return registration;
+}
+
+}  // namespace sorted_hash
+
+Status SortedHashOptions::Validate() const { return sorted_hash::OptionTableOf().Validate(this); }
+
+std::string SortedHashOptions::Spec() const {
+  return std::string("id=") + kName + ";" + sorted_hash::OptionTableOf().ToString(this);
+}
+
+}  // namespace memrep
