@@ -8,11 +8,21 @@ are not RocksDB built-ins are loaded from a plugin via LD_PRELOAD.  Prints a
 Markdown table of median ops/sec (and ratio to the first, baseline, rep), a
 table of median peak RSS, and the db_bench command line used per workload.
 
+A rep that cannot take concurrent inserts runs with
+--allow_concurrent_memtable_write=false.  The script knows that of db_bench's
+built-in reps; of a plugin rep it learns it from `memrep_bench --list_reps`
+(--memrep-bench; by default <plugin dir>/../bench/memrep_bench, the build
+layout), matching the rep by its name, canonical name or an alias (an options
+string by its id).  Without memrep_bench it assumes the rep takes concurrent
+inserts, and says so.
+
 Usage (Python 3 standard library only):
     python3 bench/db_bench_compare.py --plugin build/libmemrep_plugin.so
     python3 bench/db_bench_compare.py --reps skip_list,vector --quick
     python3 bench/db_bench_compare.py --workloads fillrandom,readrandom \\
         --num 200000 --repeats 2 --json results.json
+    python3 bench/db_bench_compare.py --plugin build/release/rocksdb/libmemrep_rocksdb.so \\
+        --reps 'skip_list,id=memrep.SortedHash;max_runs=4'   # reps split on commas only
 
 Caveats: 'vector' is only usable for write workloads (reads sort the whole
 mutable memtable per lookup).  With the hash reps, --prefix_size=8 makes
@@ -32,9 +42,17 @@ import sys
 import tempfile
 import time
 
-BUILTIN_REPS = {"skip_list", "vector", "hash_linkedlist", "prefix_hash"}
-NON_CONCURRENT_REPS = {"vector", "hash_linkedlist", "prefix_hash"}
+# db_bench's own --memtablerep values, with the traits this script needs (as
+# `memrep_bench --list_reps` writes them) and whether the rep buckets keys by
+# a prefix (then it runs with --prefix_size=8).
+BUILTIN_REPS = {
+    "skip_list": {"concurrent_insert": True, "point_read_while_mutable": "logarithmic"},
+    "vector": {"concurrent_insert": False, "point_read_while_mutable": "linear"},
+    "prefix_hash": {"concurrent_insert": False, "point_read_while_mutable": "constant"},
+    "hash_linkedlist": {"concurrent_insert": False, "point_read_while_mutable": "constant"},
+}
 PREFIX_REPS = {"hash_linkedlist", "prefix_hash"}
+WRITE_ONLY_WORKLOADS = {"fillrandom", "fillrandom_2t", "overwrite"}
 
 # workload name -> (db_bench --benchmarks, measured benchmark, flag overrides)
 WORKLOADS = {
@@ -59,8 +77,11 @@ def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--db-bench", default=shutil.which("db_bench") or "/usr/bin/db_bench")
     p.add_argument("--plugin", help="shared library LD_PRELOADed for non-built-in reps")
+    p.add_argument("--memrep-bench", metavar="PATH",
+                   help="memrep_bench, whose --list_reps gives the traits of the plugin's reps "
+                   "(default: <plugin dir>/../bench/memrep_bench, if it exists)")
     p.add_argument("--reps", default="skip_list,memrep.SortedHash",
-                   help="comma list; the first is the baseline")
+                   help="comma list (of names or options strings); the first is the baseline")
     p.add_argument("--workloads", default=",".join(WORKLOADS))
     p.add_argument("--num", type=int, help="keys (default 1000000; 100000 with --quick)")
     p.add_argument("--reads", type=int, help="reads per reader thread (default num/4)")
@@ -101,14 +122,78 @@ def validate(a):
     if plugin_reps and not a.plugin:
         raise BenchError(f"rep(s) {plugin_reps} are not RocksDB built-ins "
                          f"({sorted(BUILTIN_REPS)}): pass --plugin PATH")
-    if "vector" in a.reps and set(a.workloads) - {"fillrandom", "fillrandom_2t", "overwrite"}:
-        print("warning: 'vector' sorts a copy of the whole memtable on every read of the "
-              "mutable memtable; read workloads will be extremely slow or time out "
-              "(readwhilewriting never finishes)", file=sys.stderr)
     if a.plugin:
         a.plugin = os.path.abspath(a.plugin)
         if not os.path.isfile(a.plugin):
             raise BenchError(f"--plugin file does not exist: {a.plugin}")
+    a.rep_traits = rep_traits(a, plugin_reps)
+    for rep in a.reps:
+        if (a.rep_traits[rep].get("point_read_while_mutable") == "linear" and
+                set(a.workloads) - WRITE_ONLY_WORKLOADS):
+            print(f"warning: every read of the mutable memtable costs '{rep}' a scan or sort "
+                  "of the whole memtable; read workloads will be extremely slow or time out "
+                  "(readwhilewriting never finishes)", file=sys.stderr)
+
+
+def rep_name(word):
+    """The rep a --reps word names: an options string by its id
+    ('id=memrep.SortedHash;max_runs=4', 'memrep.SortedHash:4096')."""
+    if "=" in word:
+        for item in word.split(";"):
+            key, _, value = item.partition("=")
+            if key.strip() == "id":
+                return value.strip()
+        return word
+    return word.split(":", 1)[0].strip()
+
+
+def default_memrep_bench(plugin):
+    """memrep_bench of the build the plugin comes from, if it is there."""
+    if not plugin:
+        return None
+    path = os.path.normpath(os.path.join(os.path.dirname(plugin), "..", "bench", "memrep_bench"))
+    return path if os.access(path, os.X_OK) else None
+
+
+def list_reps(memrep_bench):
+    """{every name of a rep: its traits} from `memrep_bench --list_reps`."""
+    try:
+        out = subprocess.run([memrep_bench, "--list_reps"], capture_output=True, text=True,
+                             timeout=60, check=True, stdin=subprocess.DEVNULL).stdout
+        reps = json.loads(out)["reps"]
+    except (OSError, subprocess.SubprocessError, ValueError, KeyError, TypeError) as e:
+        raise BenchError(f"could not learn the reps' traits from {memrep_bench} --list_reps: {e}")
+    known = {}
+    for rep in reps:
+        for name in [rep["name"], rep["canonical_name"]] + rep["aliases"]:
+            known[name] = rep["traits"]
+    return known
+
+
+def rep_traits(a, plugin_reps):
+    """{rep word: traits}: built-ins from BUILTIN_REPS, plugin reps from
+    memrep_bench --list_reps, else assumed to take concurrent inserts."""
+    traits = {rep: dict(BUILTIN_REPS[rep], source="db_bench built-in")
+              for rep in a.reps if rep in BUILTIN_REPS}
+    if not plugin_reps:
+        return traits
+    if a.memrep_bench:
+        a.memrep_bench = os.path.abspath(a.memrep_bench)
+        if not os.access(a.memrep_bench, os.X_OK):
+            raise BenchError(f"--memrep-bench is not an executable file: {a.memrep_bench}")
+    else:
+        a.memrep_bench = default_memrep_bench(a.plugin)
+    known = list_reps(a.memrep_bench) if a.memrep_bench else {}
+    for rep in plugin_reps:
+        listed = known.get(rep_name(rep))
+        if listed is not None:
+            traits[rep] = dict(listed, source="memrep_bench --list_reps")
+            continue
+        why = (f"{a.memrep_bench} --list_reps does not list '{rep_name(rep)}'" if a.memrep_bench
+               else "no memrep_bench to ask (pass --memrep-bench PATH)")
+        print(f"note: {why}; assuming '{rep}' takes concurrent inserts", file=sys.stderr)
+        traits[rep] = {"concurrent_insert": True, "source": "assumed"}
+    return traits
 
 
 def build_command(a, workload, rep, repeat, db_dir):
@@ -120,7 +205,7 @@ def build_command(a, workload, rep, repeat, db_dir):
              "max_write_buffer_number": 4, "seed": 1000 + repeat, "statistics": 0,
              "histogram": 0, "db": db_dir, "threads": 1, "memtablerep": rep}
     flags.update(overrides(a))
-    if rep in NON_CONCURRENT_REPS:
+    if not a.rep_traits[rep]["concurrent_insert"]:
         flags["allow_concurrent_memtable_write"] = "false"
     if rep in PREFIX_REPS:
         flags["prefix_size"] = 8

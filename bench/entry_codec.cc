@@ -46,16 +46,16 @@ bool ValuePool::Matches(std::string_view value, SequenceNumber seq) const {
 EntryWriter::EntryWriter(const KeyCodec& keys, const ValuePool& values)
     : keys_(keys),
       values_(values),
-      entry_size_(EncodedEntrySize(keys.key_size(), values.item_size())),
+      entry_size_(RowSize(keys.key_size(), values.item_size())),
       key_(keys.key_size(), '\0') {}
 
 void EntryWriter::Write(char* dst, uint64_t key_number, SequenceNumber seq) {
   keys_.Encode(key_number, key_.data());
-  EncodeEntry(dst, key_, seq, static_cast<uint8_t>(ValueType::kValue), values_.ValueFor(seq));
+  EncodeRow(dst, EntryView::Of(key_, seq, ValueType::kValue, values_.ValueFor(seq)));
 }
 
 DecodedEntry DecodeBenchEntry(const char* entry, const KeyCodec& keys) {
-  const EntryView view = DecodeEntry(entry);
+  const EntryView view = DecodeRow(entry);
   DecodedEntry out;
   out.ours = keys.Decode(view.user_key, &out.key_number);
   out.seq = view.sequence();

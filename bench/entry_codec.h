@@ -3,8 +3,8 @@
 //
 // Key: a key *number* as 8 bytes big-endian, then zero bytes up to key_size,
 // so that numeric order is byte order and sequential inserts are sorted.
-// Entry: memrep's one entry codec (include/memrep/entry.h), which writes
-// RocksDB's memtable record byte for byte:
+// Entry: a row, memrep's one codec of RocksDB's memtable record
+// (include/memrep/entry.h), byte for byte:
 //
 //   varint32 (key_size + 8) | user key | fixed64 (seq << 8 | type) | varint32 item_size | value
 //
@@ -103,7 +103,8 @@ class LookupTarget {
   }
   // user key | tag
   ROCKSDB_NAMESPACE::Slice internal_key() const {
-    return ROCKSDB_NAMESPACE::Slice(layout_.kstart, static_cast<size_t>(layout_.end - layout_.kstart));
+    return ROCKSDB_NAMESPACE::Slice(layout_.kstart,
+                                    static_cast<size_t>(layout_.end - layout_.kstart));
   }
   // varint32 length | user key | tag
   const char* memtable_key() const { return layout_.start; }

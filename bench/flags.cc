@@ -4,6 +4,7 @@
 #include <charconv>
 #include <functional>
 #include <limits>
+#include <map>
 #include <string_view>
 
 #include "reps.h"
@@ -134,6 +135,33 @@ Setter NameList(std::string_view name, std::vector<std::string>* out,
   };
 }
 
+// --memtablerep: a comma list of reps ("all" for every one), each a name,
+// an alias or a memrep options string (reps.h); a rep named twice is refused.
+Setter RepList(Flags* f) {
+  return [f](std::string_view v) {
+    if (v == "all") {
+      f->reps = KnownRepNames();
+      f->rep_options.clear();
+      return Status::OK();
+    }
+    std::vector<std::string> names;
+    std::map<std::string, std::string> options;
+    for (const std::string& item : SplitList(v)) {
+      RepChoice choice;
+      Status s = ResolveRep(item, &choice);
+      if (!s.ok()) return Bad("memtablerep", v, s.message());
+      if (std::find(names.begin(), names.end(), choice.name) != names.end()) {
+        return Bad("memtablerep", v, "'" + item + "' names " + choice.name + ", listed twice");
+      }
+      names.push_back(choice.name);
+      if (!choice.options.empty()) options[choice.name] = choice.options;
+    }
+    f->reps = std::move(names);
+    f->rep_options = std::move(options);
+    return Status::OK();
+  };
+}
+
 std::string WorkloadName(std::string_view word) {
   for (const WorkloadInfo& w : KnownWorkloads()) {
     if (word == w.name) return w.name;
@@ -152,11 +180,14 @@ std::vector<FlagDef> Definitions(Flags* f) {
   return {
       {"benchmarks",
        "comma list of workloads, run in this order (all: every one): " + JoinList(WorkloadNames()),
-       JoinList(f->benchmarks), NameList("benchmarks", &f->benchmarks, WorkloadNames(), WorkloadName)},
+       JoinList(f->benchmarks),
+       NameList("benchmarks", &f->benchmarks, WorkloadNames(), WorkloadName)},
       {"memtablerep",
        "comma list of reps, alternated within every repetition (all: every one): " +
-           JoinList(KnownReps()),
-       JoinList(f->reps), NameList("memtablerep", &f->reps, KnownReps(), CanonicalRepName)},
+           JoinList(KnownRepNames()) +
+           "; a memrep rep may be given as an options string, id=<rep>;<option>=<value>;... "
+           "(the list splits on commas only; --list_reps shows every rep, its names and traits)",
+       JoinList(f->reps), RepList(f)},
       {"num_operations", "operations per run; also the number of keys the read workloads fill",
        std::to_string(f->num_operations),
        Unsigned("num_operations", &f->num_operations, 1, kMaxOps)},
@@ -172,8 +203,7 @@ std::vector<FlagDef> Definitions(Flags* f) {
        std::to_string(f->num_scans), Unsigned32("num_scans", &f->num_scans, 0, 1 << 20)},
       {"seed", "seed of every key choice (the same keys for every rep and repetition)",
        std::to_string(f->seed), Unsigned("seed", &f->seed, 0, UINT64_MAX)},
-      {"key_distribution", "uniform or zipfian: the keys reads and overwrites choose",
-       "uniform",
+      {"key_distribution", "uniform or zipfian: the keys reads and overwrites choose", "uniform",
        [f](std::string_view v) {
          if (v == "uniform") {
            f->key_distribution = KeyDistribution::kUniform;
@@ -195,19 +225,19 @@ std::vector<FlagDef> Definitions(Flags* f) {
        std::to_string(f->repeats), Unsigned32("repeats", &f->repeats, 1, 1000)},
       {"json", "write every run and the medians to this JSON file", "", Text(&f->json_path)},
       {"csv", "write every run and the medians to this CSV file", "", Text(&f->csv_path)},
-      {"bucket_count", "buckets of hash_skiplist and hash_linkedlist",
+      {"bucket_count", "buckets of RocksDB's hash reps (hash_skiplist, hash_linkedlist)",
        std::to_string(f->bucket_count), Unsigned("bucket_count", &f->bucket_count, 1, 1u << 30)},
       {"prefix_length", "prefix extractor of the hash reps: fixed prefix of this many bytes",
-       std::to_string(f->prefix_length), Unsigned32("prefix_length", &f->prefix_length, 1, 1 << 16)},
+       std::to_string(f->prefix_length),
+       Unsigned32("prefix_length", &f->prefix_length, 1, 1 << 16)},
       {"write_buffer_size",
-       "the memtable size sorted_hash is sized for; 0: what the run will hold",
+       "the column family write_buffer_size every rep factory is validated for (ValidateOptions; "
+       "memrep's reps size their indexes from it); 0: what the run will hold, at least 65536",
        std::to_string(f->write_buffer_size),
        Unsigned("write_buffer_size", &f->write_buffer_size, 0, uint64_t{1} << 40)},
       {"arena_block_size", "block size of the allocator shim, bytes",
        std::to_string(f->arena_block_size),
        Unsigned("arena_block_size", &f->arena_block_size, 4096, uint64_t{1} << 30)},
-      {"sorted_hash_options", "extra sorted_hash options, e.g. \"bucket_count=1048576;max_runs=4\"",
-       "", Text(&f->sorted_hash_options)},
       {"freeze_before_reads",
        "MarkReadOnly() after the fill of readrandom, readseq and seekrandom (as a memtable "
        "waiting for its flush); lets vector serve point reads",
@@ -217,10 +247,24 @@ std::vector<FlagDef> Definitions(Flags* f) {
        Unsigned32("latency_sample_every", &f->latency_sample_every, 0, 1 << 20)},
       {"progress", "a progress line on stderr for runs longer than 2 s", "true",
        Bool("progress", &f->progress), true},
+      {"list_reps",
+       "print every rep as JSON (bench name, canonical name, aliases, whether it is memrep's, "
+       "traits) and exit",
+       "false", Bool("list_reps", &f->list_reps), true},
   };
 }
 
 }  // namespace
+
+RepConfig RepConfigOf(const Flags& flags) {
+  RepConfig config;
+  config.bucket_count = flags.bucket_count;
+  config.prefix_length = flags.prefix_length;
+  config.write_buffer_size = flags.write_buffer_size;
+  config.rep_options = flags.rep_options;
+  config.arena_block_size = flags.arena_block_size;
+  return config;
+}
 
 std::string JoinList(const std::vector<std::string>& items) {
   std::string out;
@@ -248,8 +292,8 @@ Status ParseFlags(int argc, const char* const* argv, Flags* flags, bool* help) {
     }
     const size_t eq = arg.find('=');
     const std::string_view name = arg.substr(0, eq);
-    auto def = std::find_if(defs.begin(), defs.end(),
-                            [&](const FlagDef& d) { return d.name == name; });
+    auto def =
+        std::find_if(defs.begin(), defs.end(), [&](const FlagDef& d) { return d.name == name; });
     if (def == defs.end()) {
       return Status::InvalidArgument("unknown flag '" + std::string(original) + "' (see --help)");
     }
@@ -266,14 +310,13 @@ Status ParseFlags(int argc, const char* const* argv, Flags* flags, bool* help) {
     if (!s.ok()) return s;
   }
   if (flags->write_buffer_size != 0 && flags->write_buffer_size < 4096) {
-    return Status::InvalidArgument("--write_buffer_size=" +
-                                   std::to_string(flags->write_buffer_size) +
-                                   ": use 0 (size for the run) or at least 4096");
+    return Status::InvalidArgument(
+        "--write_buffer_size=" + std::to_string(flags->write_buffer_size) +
+        ": use 0 (size for the run) or at least 4096");
   }
   if (flags->prefix_length > flags->key_size) {
     return Status::InvalidArgument("--prefix_length=" + std::to_string(flags->prefix_length) +
-                                   " is longer than --key_size=" +
-                                   std::to_string(flags->key_size) +
+                                   " is longer than --key_size=" + std::to_string(flags->key_size) +
                                    ": the hash reps' prefix must lie within the user key");
   }
   return Status::OK();

@@ -2,22 +2,27 @@
 // memtablerep_bench keep their names and meanings (--benchmarks,
 // --memtablerep, --num_operations, --num_threads, --item_size, --num_scans,
 // --seed, --bucket_count, --prefix_length, --write_buffer_size); the rest are
-// memrep's. Every flag is --name=value (or -name=value); a bad one is an
-// error that names it, never a crash.
+// memrep's. A --memtablerep word may also be a memrep options string
+// ("id=memrep.SortedHash;max_runs=4"; reps.h). Every flag is --name=value
+// (or -name=value); a bad one is an error that names it, never a crash.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "key_generator.h"
 #include "memrep/status.h"
+#include "reps.h"
 
 namespace memrep::bench {
 
 struct Flags {
   std::vector<std::string> benchmarks = {"fillrandom", "readrandom"};
-  std::vector<std::string> reps = {"skip_list", "sorted_hash"};
+  std::vector<std::string> reps = DefaultReps();  // bench names (reps.h)
+  // Bench name -> the memrep options string --memtablerep gave for it.
+  std::map<std::string, std::string> rep_options;
   uint64_t num_operations = 1000000;
   uint32_t num_threads = 1;
   uint32_t item_size = 100;
@@ -35,10 +40,10 @@ struct Flags {
   uint32_t prefix_length = 8;
   uint64_t write_buffer_size = 0;
   uint64_t arena_block_size = uint64_t{1} << 20;
-  std::string sorted_hash_options;
   bool freeze_before_reads = false;
   uint32_t latency_sample_every = 64;
   bool progress = true;
+  bool list_reps = false;  // print the known reps as JSON and exit
 };
 
 // Parses argv[1..argc). Sets *help (and returns OK) for --help.
@@ -46,6 +51,9 @@ Status ParseFlags(int argc, const char* const* argv, Flags* flags, bool* help);
 
 // The --help text: every flag, its default and what it does.
 std::string Usage();
+
+// What RepFactory::Make needs from the flags.
+RepConfig RepConfigOf(const Flags& flags);
 
 // "a,b,c" from a list.
 std::string JoinList(const std::vector<std::string>& items);

@@ -1,8 +1,8 @@
 // memrep_bench: every memtable rep, memrep's and RocksDB's own, through one
 // interface (rocksdb::MemTableRep) on the same keys. See bench/README.md.
 //
-// Exit status: 0 every check passed; 1 a workload's check failed (or an
-// output file could not be written); 2 bad flags.
+// Exit status: 0 every check passed (or --help, --list_reps); 1 a workload's
+// check failed (or an output file could not be written); 2 bad flags.
 #include <cstdio>
 #include <fstream>
 #include <memory>
@@ -25,16 +25,6 @@ int BadFlags(const std::string& message) {
   return 2;
 }
 
-RepConfig ConfigOf(const Flags& flags) {
-  RepConfig config;
-  config.bucket_count = flags.bucket_count;
-  config.prefix_length = flags.prefix_length;
-  config.write_buffer_size = flags.write_buffer_size;
-  config.sorted_hash_options = flags.sorted_hash_options;
-  config.arena_block_size = flags.arena_block_size;
-  return config;
-}
-
 // Whether `path` can be written, checked before hours of benchmarking.
 bool Writable(const std::string& path) {
   return path.empty() || static_cast<bool>(std::ofstream(path, std::ios::app));
@@ -49,11 +39,15 @@ int Main(int argc, char** argv) {
     std::fputs(Usage().c_str(), stdout);
     return 0;
   }
+  if (flags.list_reps) {
+    std::fputs(RepListJson(KnownReps()).c_str(), stdout);
+    return 0;
+  }
   if (!Writable(flags.json_path)) return BadFlags("cannot write --json=" + flags.json_path);
   if (!Writable(flags.csv_path)) return BadFlags("cannot write --csv=" + flags.csv_path);
 
   // Every rep's factory once, to refuse bad rep options before any run.
-  const RepConfig config = ConfigOf(flags);
+  const RepConfig config = RepConfigOf(flags);
   for (const std::string& rep : flags.reps) {
     std::unique_ptr<RepFactory> factory;
     const WorkloadInfo& first = *FindWorkload(flags.benchmarks.front());

@@ -41,12 +41,12 @@ class Progress {
   const bool terminal_;
   std::mutex mu_;
   std::condition_variable cv_;
-  bool stop_ = false;                  // GUARDED_BY(mu_)
-  std::string label_;                  // GUARDED_BY(mu_)
-  std::vector<ThreadStats*> threads_;  // GUARDED_BY(mu_)
-  uint64_t expected_ops_ = 0;          // GUARDED_BY(mu_)
+  bool stop_ = false;                                           // GUARDED_BY(mu_)
+  std::string label_;                                           // GUARDED_BY(mu_)
+  std::vector<ThreadStats*> threads_;                           // GUARDED_BY(mu_)
+  uint64_t expected_ops_ = 0;                                   // GUARDED_BY(mu_)
   std::chrono::steady_clock::time_point started_, last_print_;  // GUARDED_BY(mu_)
-  bool printed_ = false;               // GUARDED_BY(mu_)
+  bool printed_ = false;                                        // GUARDED_BY(mu_)
   std::thread thread_;
 };
 

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <map>
 
 namespace memrep::bench {
 namespace {
@@ -50,6 +51,41 @@ std::string JsonString(std::string_view s) {
   }
   return out + "\"";
 }
+
+// {"key": "value", ...}
+std::string JsonObject(const std::map<std::string, std::string>& items) {
+  std::string out = "{";
+  for (const auto& [key, value] : items) {
+    out += (out.size() > 1 ? ", " : "") + JsonString(key) + ": " + JsonString(value);
+  }
+  return out + "}";
+}
+
+const char* CostName(RepTraits::Cost cost) {
+  switch (cost) {
+    case RepTraits::Cost::kConstant:
+      return "constant";
+    case RepTraits::Cost::kLogarithmic:
+      return "logarithmic";
+    case RepTraits::Cost::kLinear:
+      return "linear";
+  }
+  return "?";
+}
+
+const char* ComparatorsName(RepTraits::Comparators comparators) {
+  switch (comparators) {
+    case RepTraits::Comparators::kAny:
+      return "any";
+    case RepTraits::Comparators::kByteEquality:
+      return "byte_equality";
+    case RepTraits::Comparators::kBytewise:
+      return "bytewise";
+  }
+  return "?";
+}
+
+const char* Bool(bool b) { return b ? "true" : "false"; }
 
 std::string CsvField(std::string_view s) {
   if (s.find_first_of(",\"\n") == std::string_view::npos) return std::string(s);
@@ -120,8 +156,33 @@ std::string FormatCount(double value) {
   return Fixed(value, a >= 100 || a == std::floor(a) ? 0 : 1);
 }
 
+std::string RepListJson(const std::vector<KnownRep>& reps) {
+  std::string out = "{\"reps\": [";
+  for (size_t i = 0; i < reps.size(); ++i) {
+    const KnownRep& rep = reps[i];
+    const RepTraits& t = rep.traits;
+    std::string aliases;
+    for (const std::string& alias : rep.aliases) {
+      aliases += (aliases.empty() ? "" : ", ") + JsonString(alias);
+    }
+    out += std::string(i == 0 ? "\n" : ",\n") + "  {\"name\": " + JsonString(rep.name) +
+           ", \"canonical_name\": " + JsonString(rep.canonical_name) + ", \"aliases\": [" +
+           aliases + "], \"memrep\": " + Bool(rep.memrep) +
+           ", \"description\": " + JsonString(rep.description) +
+           ", \"traits\": {\"concurrent_insert\": " + Bool(t.concurrent_insert) +
+           ", \"detects_duplicates\": " + Bool(t.detects_duplicates) + ", \"comparators\": \"" +
+           ComparatorsName(t.comparators) + "\", \"point_read_while_mutable\": \"" +
+           CostName(t.point_read_while_mutable) + "\", \"new_iterator_while_mutable\": \"" +
+           CostName(t.new_iterator_while_mutable) + "\", \"file_backed\": " + Bool(t.file_backed) +
+           ", \"max_memtable_bytes\": " + std::to_string(t.max_memtable_bytes) + "}}";
+  }
+  return out + "\n]}\n";
+}
+
 std::string BaselineRep(const std::vector<std::string>& reps) {
-  if (std::find(reps.begin(), reps.end(), "skip_list") != reps.end()) return "skip_list";
+  // RocksDB's default rep (skip_list), the table's first.
+  const std::string rocksdb_default = DefaultReps().front();
+  if (std::find(reps.begin(), reps.end(), rocksdb_default) != reps.end()) return rocksdb_default;
   return reps.empty() ? "" : reps.front();
 }
 
@@ -174,10 +235,10 @@ std::string FormatTable(const Flags& flags, const std::vector<Summary>& summarie
     bool right;
   };
   const std::vector<Column> columns = {
-      {"workload", 16, false}, {"rep", 15, false},    {"thr", 3, true},
-      {"ops/s", 8, true},      {"us/op", 8, true},    {"p50 ns", 7, true},
-      {"p99 ns", 7, true},     {"p99.9 ns", 8, true}, {"writes/s", 8, true},
-      {"B/entry", 7, true},    {"create us", 9, true}, {"destroy us", 10, true},
+      {"workload", 16, false},      {"rep", 15, false},     {"thr", 3, true},
+      {"ops/s", 8, true},           {"us/op", 8, true},     {"p50 ns", 7, true},
+      {"p99 ns", 7, true},          {"p99.9 ns", 8, true},  {"writes/s", 8, true},
+      {"B/entry", 7, true},         {"create us", 9, true}, {"destroy us", 10, true},
       {"vs " + baseline, 12, true}, {"notes", 0, false},
   };
   auto row = [&](const std::vector<std::string>& cells) {
@@ -211,14 +272,14 @@ std::string FormatTable(const Flags& flags, const std::vector<Summary>& summarie
     };
     out += row({s.workload, s.rep, Number(s.Get("threads")), FormatCount(s.Get("ops_per_sec")),
                 Fixed(s.Get("micros_per_op"), 3), nanos("p50_ns"), nanos("p99_ns"),
-                nanos("p999_ns"),
-                writes > 0 ? FormatCount(writes) : "-", Fixed(s.Get("bytes_per_entry"), 1),
-                Fixed(s.Get("create_us"), 1), Fixed(s.Get("destroy_us"), 1),
-                s.ratio > 0 ? Fixed(s.ratio, 2) + "x" : "-", notes});
+                nanos("p999_ns"), writes > 0 ? FormatCount(writes) : "-",
+                Fixed(s.Get("bytes_per_entry"), 1), Fixed(s.Get("create_us"), 1),
+                Fixed(s.Get("destroy_us"), 1), s.ratio > 0 ? Fixed(s.ratio, 2) + "x" : "-", notes});
   }
   out += "ratio: median ops/s over " + baseline +
          "'s on the same workload. us/op: per thread doing the counted ops. B/entry: arena "
-         "bytes used + ApproximateMemoryUsage, per entry. p50/p99/p99.9: sampled latency of one op (- : too few ops to sample).\n";
+         "bytes used + ApproximateMemoryUsage, per entry. p50/p99/p99.9: sampled latency of one op "
+         "(- : too few ops to sample).\n";
   return out;
 }
 
@@ -236,12 +297,12 @@ Status WriteJson(const std::string& path, const Flags& flags, const std::vector<
       << ", \"seed\": " << flags.seed
       << ", \"key_distribution\": " << JsonString(DistributionName(flags))
       << ", \"read_miss_ratio\": " << Number(flags.read_miss_ratio)
-      << ", \"versions_per_key\": " << flags.versions_per_key
-      << ", \"repeats\": " << flags.repeats << ", \"bucket_count\": " << flags.bucket_count
+      << ", \"versions_per_key\": " << flags.versions_per_key << ", \"repeats\": " << flags.repeats
+      << ", \"bucket_count\": " << flags.bucket_count
       << ", \"prefix_length\": " << flags.prefix_length
       << ", \"write_buffer_size\": " << flags.write_buffer_size
       << ", \"arena_block_size\": " << flags.arena_block_size
-      << ", \"sorted_hash_options\": " << JsonString(flags.sorted_hash_options)
+      << ", \"rep_options\": " << JsonObject(flags.rep_options)
       << ", \"freeze_before_reads\": " << (flags.freeze_before_reads ? "true" : "false")
       << ", \"latency_sample_every\": " << flags.latency_sample_every << "},\n";
   out << "  \"baseline\": " << JsonString(BaselineRep(flags.reps)) << ",\n  \"runs\": [";
@@ -251,7 +312,8 @@ Status WriteJson(const std::string& path, const Flags& flags, const std::vector<
         << ", \"rep\": " << JsonString(r.rep) << ", \"repeat\": " << r.repeat
         << ", \"skipped\": " << (r.m.skipped ? "true" : "false")
         << ", \"note\": " << JsonString(r.m.note);
-    for (const Metric& metric : metrics) out << ", \"" << metric.name << "\": " << Number(metric.get(r.m));
+    for (const Metric& metric : metrics)
+      out << ", \"" << metric.name << "\": " << Number(metric.get(r.m));
     out << "}";
   }
   out << "\n  ],\n  \"summary\": [";

@@ -1,6 +1,6 @@
 // memrep_bench's output: medians over repetitions, the table on stdout with
-// each rep's ratio to the baseline (skip_list when it ran), and the JSON and
-// CSV files with every run and the medians.
+// each rep's ratio to the baseline (skip_list when it ran), the JSON and CSV
+// files with every run and the medians, and the --list_reps JSON.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +9,7 @@
 
 #include "flags.h"
 #include "memrep/status.h"
+#include "reps.h"
 #include "workloads.h"
 
 namespace memrep::bench {
@@ -30,15 +31,15 @@ const std::vector<Metric>& Metrics();
 struct Summary {
   std::string workload;
   std::string rep;
-  uint32_t runs = 0;      // measured (not skipped) runs
-  std::string note;       // the first run's note (why it was skipped, say)
+  uint32_t runs = 0;            // measured (not skipped) runs
+  std::string note;             // the first run's note (why it was skipped, say)
   std::vector<double> medians;  // per Metrics(), the median over the measured runs
-  double ratio = 0;       // median ops/s over the baseline's for this workload; 0 if none
+  double ratio = 0;             // median ops/s over the baseline's for this workload; 0 if none
 
   double Get(const char* metric) const;
 };
 
-// skip_list if it is among `reps`, else the first.
+// RocksDB's default rep (skip_list) if it is among `reps`, else the first.
 std::string BaselineRep(const std::vector<std::string>& reps);
 
 // One Summary per (workload, rep), in the order of flags.benchmarks and flags.reps.
@@ -51,6 +52,10 @@ Status WriteJson(const std::string& path, const Flags& flags, const std::vector<
                  const std::vector<Summary>& summaries);
 Status WriteCsv(const std::string& path, const std::vector<RunRecord>& runs,
                 const std::vector<Summary>& summaries);
+
+// --list_reps: {"reps": [...]}, one object per rep, one line each, with its
+// names, whether it is memrep's, and its traits.
+std::string RepListJson(const std::vector<KnownRep>& reps);
 
 // 1234567 -> "1.23M", 4321 -> "4.32K", 12.5 -> "12.5".
 std::string FormatCount(double value);

@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """Tests of bench/report.py on canned, tiny documents: the tables, the target
-verdicts computed from the numbers, partial data, exit status, plots.
+verdicts computed from the numbers, partial data, exit status, plots. Also
+db_bench_compare.py's traits of plugin reps, from a stand-in memrep_bench.
 
 Run: python3 -B bench/report_test.py   (ctest runs it as report_test)
 """
+import contextlib
 import copy
+import io
 import json
 import os
 import subprocess
@@ -15,6 +18,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
+import db_bench_compare  # noqa: E402
 import report  # noqa: E402
 import report_data  # noqa: E402
 import report_plots  # noqa: E402
@@ -235,6 +239,78 @@ class Plan(unittest.TestCase):
         self.assertEqual(max(r["num"] for r in runs), 2000)
         self.assertEqual(db["num"], 2000)
         self.assertTrue(all(r["repeats"] == 1 for r in runs))
+
+
+class DbBenchCompareTraits(unittest.TestCase):
+    """A plugin rep's traits come from `memrep_bench --list_reps`, found beside
+    the plugin as in a build tree (<build>/rocksdb/lib.so, <build>/bench/memrep_bench)."""
+
+    LISTED = {"reps": [
+        {"name": "serial", "canonical_name": "test.Serial", "aliases": ["test_serial"],
+         "memrep": True, "description": "", "traits": {
+             "concurrent_insert": False, "point_read_while_mutable": "constant"}},
+        {"name": "parallel", "canonical_name": "test.Parallel", "aliases": [], "memrep": True,
+         "description": "", "traits": {
+             "concurrent_insert": True, "point_read_while_mutable": "constant"}}]}
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        build = self.tmp.name
+        os.makedirs(os.path.join(build, "rocksdb"))
+        os.makedirs(os.path.join(build, "bench"))
+        self.plugin = os.path.join(build, "rocksdb", "libplugin.so")
+        open(self.plugin, "w").close()
+        self.memrep_bench = os.path.join(build, "bench", "memrep_bench")
+        with open(self.memrep_bench, "w") as f:
+            f.write("#!/bin/sh\ntest \"$1\" = --list_reps || exit 2\ncat <<'EOF'\n" +
+                    json.dumps(self.LISTED) + "\nEOF\n")
+        os.chmod(self.memrep_bench, 0o755)
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def commands(self, reps, *extra):
+        """{rep: its db_bench argv} and what the script printed on stderr."""
+        a = db_bench_compare.parse_args(["--reps", reps, "--plugin", self.plugin,
+                                         "--db-bench", sys.executable, *extra])
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            db_bench_compare.validate(a)
+        return ({r: db_bench_compare.build_command(a, "fillrandom", r, 0, "/tmp/db")[0]
+                 for r in a.reps}, err.getvalue())
+
+    def test_traits_from_list_reps_beside_the_plugin(self):
+        cmds, err = self.commands("skip_list,prefix_hash,test.Serial,parallel,"
+                                  "id=test_serial;x=1,test.Serial:4")
+        no_concurrency = "--allow_concurrent_memtable_write=false"
+        self.assertNotIn(no_concurrency, cmds["skip_list"])
+        self.assertIn(no_concurrency, cmds["prefix_hash"])
+        self.assertIn(no_concurrency, cmds["test.Serial"])
+        self.assertIn(no_concurrency, cmds["id=test_serial;x=1"])
+        self.assertIn(no_concurrency, cmds["test.Serial:4"])
+        self.assertNotIn(no_concurrency, cmds["parallel"])
+        self.assertNotIn("note:", err)
+
+    def test_an_unlisted_rep_is_assumed_concurrent_with_a_note(self):
+        cmds, err = self.commands("skip_list,other.Rep")
+        self.assertNotIn("--allow_concurrent_memtable_write=false", cmds["other.Rep"])
+        self.assertIn("note:", err)
+        self.assertIn("other.Rep", err)
+
+    def test_without_memrep_bench_plugin_reps_are_assumed_concurrent(self):
+        os.remove(self.memrep_bench)
+        cmds, err = self.commands("skip_list,test.Serial")
+        self.assertNotIn("--allow_concurrent_memtable_write=false", cmds["test.Serial"])
+        self.assertIn("note:", err)
+        self.assertIn("--memrep-bench", err)
+
+    def test_memrep_bench_flag(self):
+        elsewhere = os.path.join(self.tmp.name, "memrep_bench_elsewhere")
+        os.rename(self.memrep_bench, elsewhere)
+        cmds, _ = self.commands("test.Serial", "--memrep-bench", elsewhere)
+        self.assertIn("--allow_concurrent_memtable_write=false", cmds["test.Serial"])
+        with self.assertRaises(db_bench_compare.BenchError):
+            self.commands("test.Serial", "--memrep-bench", self.memrep_bench)  # gone
 
 
 class Plots(unittest.TestCase):

@@ -1,111 +1,263 @@
 #include "reps.h"
 
+#include <rocksdb/options.h>
+
 #include <algorithm>
 #include <chrono>
 
-#include "memrep_rocksdb.h"
+#include "memrep/registry.h"
+#include "memrep/rocksdb.h"
 #include "memtable_rep_adapter.h"
+#include "rep_factory.h"
 
 namespace memrep::bench {
 namespace {
 
 namespace rdb = ROCKSDB_NAMESPACE;
 using Clock = std::chrono::steady_clock;
+using Cost = RepTraits::Cost;
 
 double MicrosSince(Clock::time_point start) {
   return std::chrono::duration<double, std::micro>(Clock::now() - start).count();
 }
 
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
+// One of RocksDB's own reps.
+struct RocksDbRep {
+  KnownRep info;
+  // Buckets entries by a key prefix: takes --bucket_count, and a fixed
+  // prefix extractor of --prefix_length bytes.
+  bool hashed = false;
+  rdb::MemTableRepFactory* (*make)(const RepConfig& config);
+};
+
+// RocksDB's reps, RocksDB's default first. Their traits are what RocksDB's
+// factories declare (IsInsertConcurrentlySupported, CanHandleDuplicatedKey;
+// tests/bench_reps_test.cc checks both) and what their code costs.
+const std::vector<RocksDbRep>& RocksDbReps() {
+  static const std::vector<RocksDbRep> reps = {
+      {{"skip_list",
+        rdb::SkipListFactory::kClassName(),
+        {"skiplist"},
+        "RocksDB's default: a lock-free skip list (rocksdb::SkipListFactory)",
+        /*memrep=*/false,
+        RepTraits{.concurrent_insert = true,
+                  .detects_duplicates = true,
+                  .point_read_while_mutable = Cost::kLogarithmic,
+                  .new_iterator_while_mutable = Cost::kConstant}},
+       /*hashed=*/false,
+       [](const RepConfig&) -> rdb::MemTableRepFactory* { return new rdb::SkipListFactory(); }},
+      // Every Get or new iterator on a mutable vector sorts a copy of it.
+      {{"vector",
+        rdb::VectorRepFactory::kClassName(),
+        {},
+        "an unsorted vector, sorted when read (rocksdb::VectorRepFactory)",
+        /*memrep=*/false,
+        RepTraits{.concurrent_insert = false,
+                  .detects_duplicates = false,
+                  .point_read_while_mutable = Cost::kLinear,
+                  .new_iterator_while_mutable = Cost::kLinear}},
+       /*hashed=*/false,
+       [](const RepConfig&) -> rdb::MemTableRepFactory* { return new rdb::VectorRepFactory(); }},
+      // A hash probe to the prefix's bucket, then a search of that bucket;
+      // a total-order iterator copies every entry into a new sorted list.
+      {{"hash_skiplist",
+        "HashSkipListRepFactory",
+        {"prefix_hash", "hashskiplist"},
+        "a skip list per key-prefix bucket (rocksdb::NewHashSkipListRepFactory)",
+        /*memrep=*/false,
+        RepTraits{.concurrent_insert = false,
+                  .detects_duplicates = false,
+                  .point_read_while_mutable = Cost::kConstant,
+                  .new_iterator_while_mutable = Cost::kLinear}},
+       /*hashed=*/true,
+       [](const RepConfig& config) { return rdb::NewHashSkipListRepFactory(config.bucket_count); }},
+      {{"hash_linkedlist",
+        "HashLinkListRepFactory",
+        {"hashlinklist"},
+        "a linked list (a skip list past 256 entries) per key-prefix bucket "
+        "(rocksdb::NewHashLinkListRepFactory)",
+        /*memrep=*/false,
+        RepTraits{.concurrent_insert = false,
+                  .detects_duplicates = false,
+                  .point_read_while_mutable = Cost::kConstant,
+                  .new_iterator_while_mutable = Cost::kLinear}},
+       /*hashed=*/true,
+       [](const RepConfig& config) {
+         // No bucket-distribution logging: the bench passes no logger.
+         return rdb::NewHashLinkListRepFactory(config.bucket_count, 0, 4096, false);
+       }},
+  };
+  return reps;
 }
 
-// "name=value; name=value" onto `options`, through memrep's own checks.
-Status ApplySortedHashOptions(std::string_view text, SortedHashOptions* options) {
-  while (!text.empty()) {
-    const size_t end = std::min(text.find(';'), text.size());
-    const std::string_view item = Trim(text.substr(0, end));
-    text.remove_prefix(std::min(end + 1, text.size()));
-    if (item.empty()) continue;
-    const size_t eq = item.find('=');
-    if (eq == std::string_view::npos) {
-      return Status::InvalidArgument("--sorted_hash_options: '" + std::string(item) +
-                                     "' is not name=value");
-    }
-    Status s = options->Set(std::string(Trim(item.substr(0, eq))),
-                            std::string(Trim(item.substr(eq + 1))));
-    if (!s.ok()) return Status::InvalidArgument("--sorted_hash_options: " + s.message());
+const RocksDbRep* FindRocksDbRep(std::string_view name) {
+  for (const RocksDbRep& rep : RocksDbReps()) {
+    if (rep.info.name == name) return &rep;
   }
-  Status s = options->Validate();
-  if (!s.ok()) return Status::InvalidArgument("--sorted_hash_options: " + s.message());
-  return Status::OK();
+  return nullptr;
+}
+
+bool Names(const KnownRep& rep, std::string_view word) {
+  return rep.name == word || rep.canonical_name == word ||
+         std::find(rep.aliases.begin(), rep.aliases.end(), word) != rep.aliases.end();
+}
+
+// The rep an options string names ("id=<name>;..." or "<name>:<value>"),
+// for a message about a string memrep refused.
+std::string_view RepNameOf(std::string_view word) {
+  auto trim = [](std::string_view s) {
+    while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+    while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+    return s;
+  };
+  if (word.find('=') == std::string_view::npos) return trim(word.substr(0, word.find(':')));
+  while (!word.empty()) {
+    const size_t end = std::min(word.find(';'), word.size());
+    const std::string_view item = word.substr(0, end);
+    word.remove_prefix(std::min(end + 1, word.size()));
+    const size_t eq = item.find('=');
+    if (eq != std::string_view::npos && trim(item.substr(0, eq)) == "id") {
+      return trim(item.substr(eq + 1));
+    }
+  }
+  return {};
+}
+
+std::string Message(const rdb::Status& s) {
+  return s.getState() != nullptr ? std::string(s.getState()) : s.ToString();
 }
 
 }  // namespace
 
-const std::vector<std::string>& KnownReps() {
-  static const std::vector<std::string> reps = {"skip_list", "vector", "hash_skiplist",
-                                                "hash_linkedlist", "sorted_hash"};
+std::vector<KnownRep> KnownReps() {
+  std::vector<KnownRep> reps;
+  for (const RocksDbRep& rep : RocksDbReps()) reps.push_back(rep.info);
+  for (const RepInfo& info : ListReps()) {
+    KnownRep rep;
+    rep.name = info.aliases.empty() ? info.name : info.aliases.front();
+    rep.canonical_name = info.name;
+    for (const std::string& alias : info.aliases) {
+      if (alias != rep.name) rep.aliases.push_back(alias);
+    }
+    rep.description = info.summary;
+    rep.memrep = true;
+    rep.traits = info.traits;
+    reps.push_back(std::move(rep));
+  }
   return reps;
 }
 
-std::string CanonicalRepName(std::string_view word) {
-  struct Alias {
-    std::string_view word, name;
-  };
-  static constexpr Alias kAliases[] = {
-      {"skiplist", "skip_list"},          {"SkipListFactory", "skip_list"},
-      {"VectorRepFactory", "vector"},     {"prefix_hash", "hash_skiplist"},
-      {"hashskiplist", "hash_skiplist"},  {"HashSkipListRepFactory", "hash_skiplist"},
-      {"hashlinklist", "hash_linkedlist"}, {"HashLinkListRepFactory", "hash_linkedlist"},
-      {"memrep.SortedHash", "sorted_hash"},
-  };
-  for (const std::string& name : KnownReps()) {
-    if (word == name) return name;
-  }
-  for (const Alias& alias : kAliases) {
-    if (word == alias.word) return std::string(alias.name);
-  }
-  return "";
+std::vector<std::string> KnownRepNames() {
+  std::vector<std::string> names;
+  for (const KnownRep& rep : KnownReps()) names.push_back(rep.name);
+  return names;
 }
 
-Status RepFactory::Make(const std::string& name, const RepConfig& config,
-                        uint64_t expected_arena_bytes, std::unique_ptr<RepFactory>* out) {
-  std::unique_ptr<RepFactory> f(new RepFactory());
-  f->name_ = name;
-  f->arena_block_size_ = config.arena_block_size;
-  if (name == "skip_list") {
-    f->factory_ = std::make_unique<rdb::SkipListFactory>();
-    f->description_ = "rocksdb::SkipListFactory";
-  } else if (name == "vector") {
-    f->factory_ = std::make_unique<rdb::VectorRepFactory>();
-    f->description_ = "rocksdb::VectorRepFactory";
-  } else if (name == "hash_skiplist" || name == "hash_linkedlist") {
-    if (name == "hash_skiplist") {
-      f->factory_.reset(rdb::NewHashSkipListRepFactory(config.bucket_count));
-    } else {
-      // No bucket-distribution logging: the bench passes no logger.
-      f->factory_.reset(rdb::NewHashLinkListRepFactory(config.bucket_count, 0, 4096, false));
+std::vector<std::string> DefaultReps() {
+  std::vector<std::string> names = {RocksDbReps().front().info.name};
+  for (const KnownRep& rep : KnownReps()) {
+    if (rep.memrep) {
+      names.push_back(rep.name);
+      break;
     }
-    f->prefix_extractor_.reset(rdb::NewFixedPrefixTransform(config.prefix_length));
-    f->description_ = std::string(f->factory_->Name()) +
-                      ", bucket_count=" + std::to_string(config.bucket_count) +
-                      ", fixed prefix " + std::to_string(config.prefix_length);
-  } else if (name == "sorted_hash") {
-    SortedHashOptions options;
-    options.write_buffer_size =
-        config.write_buffer_size != 0
-            ? config.write_buffer_size
-            : std::clamp<uint64_t>(expected_arena_bytes, SortedHashOptions::kMinWriteBufferSize,
-                                   SortedHashOptions::kMaxWriteBufferSize);
-    Status s = ApplySortedHashOptions(config.sorted_hash_options, &options);
-    if (!s.ok()) return s;
-    f->factory_ = rocksdb_plugin::NewSortedHashRepFactory(options);
-    f->description_ = "memrep.SortedHash " + options.ToString();
+  }
+  return names;
+}
+
+Status ResolveRep(std::string_view word, RepChoice* out) {
+  const std::vector<KnownRep> reps = KnownReps();
+  for (const KnownRep& rep : reps) {
+    if (Names(rep, word)) {
+      *out = RepChoice{rep.name, ""};
+      return Status::OK();
+    }
+  }
+  std::string known;
+  for (const KnownRep& rep : reps) known += (known.empty() ? "" : ",") + rep.name;
+  if (word.find_first_of("=:") == std::string_view::npos) {
+    return Status::InvalidArgument(
+        "'" + std::string(word) + "' is not one of " + known +
+        " (or all), nor a memrep options string (id=<rep>;<option>=<value>;...); "
+        "memrep_bench --list_reps lists the reps and their names");
+  }
+  RepSpec spec;
+  Status s = RepSpec::Parse(word, &spec);
+  if (!s.ok()) {
+    for (const RocksDbRep& rep : RocksDbReps()) {
+      if (Names(rep.info, RepNameOf(word))) {
+        return Status::InvalidArgument("'" + std::string(word) + "': " + rep.info.name +
+                                       " is RocksDB's rep and takes no options string (its "
+                                       "options are --bucket_count and --prefix_length)");
+      }
+    }
+    return Status::InvalidArgument("'" + std::string(word) + "': " + s.message());
+  }
+  for (const KnownRep& rep : reps) {
+    if (rep.memrep && rep.canonical_name == spec.name()) {
+      *out = RepChoice{rep.name, std::string(word)};
+      return Status::OK();
+    }
+  }
+  return Status::InvalidArgument("'" + std::string(word) + "' names " + spec.name() +
+                                 ", which memrep::ListReps() does not list");
+}
+
+Status RepFactory::Make(std::string_view word, const RepConfig& config,
+                        uint64_t expected_arena_bytes, std::unique_ptr<RepFactory>* out) {
+  RepChoice choice;
+  Status s = ResolveRep(word, &choice);
+  if (!s.ok()) return s;
+  std::unique_ptr<RepFactory> f(new RepFactory());
+  f->name_ = choice.name;
+  f->arena_block_size_ = config.arena_block_size;
+  if (const RocksDbRep* rocksdb_rep = FindRocksDbRep(choice.name)) {
+    f->traits_ = rocksdb_rep->info.traits;
+    f->factory_.reset(rocksdb_rep->make(config));
+    f->description_ = std::string("rocksdb::") + f->factory_->Name();
+    if (rocksdb_rep->hashed) {
+      f->prefix_extractor_.reset(rdb::NewFixedPrefixTransform(config.prefix_length));
+      f->description_ += ", bucket_count=" + std::to_string(config.bucket_count) +
+                         ", fixed prefix " + std::to_string(config.prefix_length);
+    }
   } else {
-    return Status::InvalidArgument("unknown rep '" + name + "'");
+    std::string spec = choice.options;
+    if (spec.empty()) {
+      const auto given = config.rep_options.find(choice.name);
+      spec = given != config.rep_options.end() ? given->second : choice.name;
+    }
+    rdb::Status rs = rocksdb_plugin::NewRepFactory(spec, &f->factory_);
+    if (!rs.ok()) return Status::InvalidArgument(choice.name + ": " + Message(rs));
+    const auto* plugin = dynamic_cast<const rocksdb_plugin::RepFactory*>(f->factory_.get());
+    if (plugin == nullptr) {
+      return Status::InvalidArgument(choice.name + ": rocksdb_plugin::NewRepFactory('" + spec +
+                                     "') built no memrep factory");
+    }
+    f->traits_ = plugin->spec().traits();
+    f->memrep_ = true;
+    f->description_ = plugin->spec().ToString();
+  }
+
+  // Validate the factory for a column family as RocksDB does when it opens
+  // one: that is also what sizes memrep's reps (their indexes follow the
+  // column family's write_buffer_size).
+  uint64_t write_buffer_size = config.write_buffer_size;
+  if (write_buffer_size == 0) {
+    write_buffer_size = std::max(expected_arena_bytes, RepConfig::kMinWriteBufferSize);
+    if (f->traits_.max_memtable_bytes != 0) {
+      write_buffer_size = std::min(write_buffer_size, f->traits_.max_memtable_bytes);
+    }
+  }
+  rdb::ColumnFamilyOptions cf_options;
+  cf_options.write_buffer_size = write_buffer_size;
+  cf_options.prefix_extractor = f->prefix_extractor_;
+  rdb::Status rs = f->factory_->ValidateOptions(rdb::DBOptions(), cf_options);
+  if (!rs.ok()) {
+    return Status::InvalidArgument(f->name_ + ": ValidateOptions with write_buffer_size=" +
+                                   std::to_string(write_buffer_size) + ": " + Message(rs));
+  }
+  if (f->memrep_) {
+    f->description_ +=
+        " (validated for write_buffer_size=" + std::to_string(write_buffer_size) + ")";
   }
   *out = std::move(f);
   return Status::OK();
@@ -121,12 +273,14 @@ Status RepFactory::NewRep(std::unique_ptr<BenchRep>* out) const {
                                               /*logger=*/nullptr, /*column_family_id=*/0));
   rep->create_micros_ = MicrosSince(start);
   if (rep->rep_ == nullptr) return Status::InvalidArgument(name_ + ": the factory made no rep");
-  // The sorted hash factory falls back to a skip list when it finds the key
-  // order is not bytewise: measuring that under this name would be a lie.
-  if (name_ == "sorted_hash" &&
-      dynamic_cast<rocksdb_plugin::MemTableRepAdapter*>(rep->rep_.get()) == nullptr) {
+  // memrep's factories fall back to RocksDB's skip list when they cannot
+  // serve the key order or build the rep: measuring that under this name
+  // would be a lie.
+  if (memrep_ && dynamic_cast<rocksdb_plugin::MemTableRepAdapter*>(rep->rep_.get()) == nullptr) {
     return Status::InvalidArgument(
-        "sorted_hash: the factory built another rep (it found the key order not bytewise)");
+        name_ +
+        ": the factory built another rep (its skip-list fallback: it found the key order not "
+        "bytewise, or could not build the rep)");
   }
   *out = std::move(rep);
   return Status::OK();

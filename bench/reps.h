@@ -1,11 +1,22 @@
 // The reps memrep_bench runs, all through rocksdb::MemTableRepFactory and
 // rocksdb::MemTableRep, so that one code path drives every one of them:
 //
-//   skip_list        rocksdb::SkipListFactory                 (RocksDB's default)
-//   vector           rocksdb::VectorRepFactory
-//   hash_skiplist    rocksdb::NewHashSkipListRepFactory(bucket_count)
-//   hash_linkedlist  rocksdb::NewHashLinkListRepFactory(bucket_count)
-//   sorted_hash      memrep::rocksdb_plugin::NewSortedHashRepFactory  (memrep.SortedHash)
+//   - RocksDB's own reps, from one table in reps.cc (skip_list, vector,
+//     hash_skiplist, hash_linkedlist), each with its names and the
+//     memrep::RepTraits the bench reads for it;
+//   - every rep of memrep's registry (memrep::ListReps()), built by the
+//     plugin's rocksdb_plugin::NewRepFactory from an options string.
+//
+// No rep is recognised by its name: what the bench does differently for a rep
+// (skip a workload, check that memrep's rep was built) follows its traits and
+// where it comes from.
+//
+// Names. A rep's *bench name* labels it in --memtablerep, the table and the
+// JSON: RocksDB's from the table; a memrep rep's is its first alias
+// ("sorted_hash"), else its canonical name ("memrep.SortedHash"). Its
+// canonical name and aliases are accepted too, and so is a memrep options
+// string ("id=memrep.SortedHash;max_runs=4", "memrep.SortedHash:4096"),
+// which still runs under the rep's bench name.
 //
 // The hash reps bucket entries by a prefix of the user key and need a prefix
 // extractor: NewFixedPrefixTransform(prefix_length). With the default
@@ -17,31 +28,57 @@
 #include <rocksdb/slice_transform.h>
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "key_comparator.h"
+#include "memrep/rep.h"
 #include "memrep/status.h"
 #include "shim_arena.h"
 
 namespace memrep::bench {
 
-// Canonical names, in the order `--memtablerep=all` runs them.
-const std::vector<std::string>& KnownReps();
-// The canonical name of a --memtablerep word (skiplist, prefix_hash,
-// hashskiplist, hashlinklist, memrep.SortedHash are accepted too); "" if unknown.
-std::string CanonicalRepName(std::string_view word);
+// One rep the bench can run.
+struct KnownRep {
+  std::string name;                  // the bench name
+  std::string canonical_name;        // RocksDB's factory Name(), or memrep's registry name
+  std::vector<std::string> aliases;  // other accepted names
+  std::string description;           // one line
+  bool memrep = false;               // from memrep's registry (built by its plugin)
+  RepTraits traits;
+};
+
+// Every rep: RocksDB's, then memrep's in ListReps() order; also the order
+// `--memtablerep=all` runs them. Read from the registry at each call.
+std::vector<KnownRep> KnownReps();
+std::vector<std::string> KnownRepNames();
+// What --memtablerep runs by default: RocksDB's default rep and memrep's first.
+std::vector<std::string> DefaultReps();
+
+// What a --memtablerep word names.
+struct RepChoice {
+  std::string name;     // the bench name
+  std::string options;  // the memrep options string the word is, or "" (a plain name)
+};
+// InvalidArgument if the word names no rep, or is a memrep options string
+// that memrep refuses (its message says why).
+Status ResolveRep(std::string_view word, RepChoice* out);
 
 struct RepConfig {
-  uint64_t bucket_count = 1000000;  // hash_skiplist and hash_linkedlist
+  uint64_t bucket_count = 1000000;  // RocksDB's hash reps
   uint32_t prefix_length = 8;       // their prefix extractor
-  // sorted_hash: the memtable size it is sized for; 0 means "what this run
-  // will hold" (the expected_arena_bytes passed to RepFactory::Make).
+  // The write_buffer_size memrep's reps are validated (and so sized) for;
+  // 0 means "what this run will hold" (the expected_arena_bytes passed to
+  // RepFactory::Make), at least kMinWriteBufferSize.
   uint64_t write_buffer_size = 0;
-  std::string sorted_hash_options;  // "name=value;..." (SortedHashOptions::Set)
+  // Bench name -> the options string --memtablerep gave for that memrep rep.
+  std::map<std::string, std::string> rep_options;
   size_t arena_block_size = ShimArena::kDefaultBlockSize;
+
+  static constexpr uint64_t kMinWriteBufferSize = uint64_t{64} << 10;
 };
 
 class BenchRep;
@@ -49,18 +86,20 @@ class BenchRep;
 // One rep's factory and what the bench must know about the rep.
 class RepFactory {
  public:
-  // expected_arena_bytes: about how much the run will allocate (sizes sorted_hash).
-  static Status Make(const std::string& name, const RepConfig& config,
-                     uint64_t expected_arena_bytes, std::unique_ptr<RepFactory>* out);
+  // `word`: a --memtablerep word (a name, an alias or an options string); a
+  // plain name takes its options from config.rep_options. expected_arena_bytes:
+  // about how much the run will allocate (sizes memrep's reps when
+  // config.write_buffer_size is 0). InvalidArgument for an unknown rep, bad
+  // options, or options the factory's ValidateOptions refuses.
+  static Status Make(std::string_view word, const RepConfig& config, uint64_t expected_arena_bytes,
+                     std::unique_ptr<RepFactory>* out);
 
-  const std::string& name() const { return name_; }
-  bool concurrent_inserts() const { return factory_->IsInsertConcurrentlySupported(); }
-  // A Get or a new iterator sorts a copy of every entry while the rep is
-  // mutable (vector): O(n log n) per point read.
-  bool sorts_per_read_while_mutable() const { return name_ == "vector"; }
-  // A new iterator copies every entry into a sorted list (the hash reps).
-  bool copies_per_iterator() const { return name_ == "vector" || name_.starts_with("hash_"); }
+  const std::string& name() const { return name_; }  // the bench name
+  const RepTraits& traits() const { return traits_; }
+  bool memrep() const { return memrep_; }
+  // The factory with its effective options, e.g. "id=memrep.SortedHash;...".
   const std::string& description() const { return description_; }
+  const ROCKSDB_NAMESPACE::MemTableRepFactory& rocksdb_factory() const { return *factory_; }
 
   // A new, empty rep on a new ShimArena; times the creation.
   Status NewRep(std::unique_ptr<BenchRep>* out) const;
@@ -70,7 +109,9 @@ class RepFactory {
 
   std::string name_;
   std::string description_;
-  std::unique_ptr<ROCKSDB_NAMESPACE::MemTableRepFactory> factory_;
+  RepTraits traits_;
+  bool memrep_ = false;
+  std::shared_ptr<ROCKSDB_NAMESPACE::MemTableRepFactory> factory_;
   // Referenced by every rep made; each BenchRep shares them, so a rep may
   // outlive its factory.
   std::shared_ptr<const ROCKSDB_NAMESPACE::SliceTransform> prefix_extractor_;

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <thread>
 
-#include "util/thread_slot.h"
+#include "concurrency/thread_slot.h"
 
 namespace memrep::bench {
 
@@ -33,7 +33,7 @@ char* ShimArena::Take(size_t bytes, size_t alignment) {
     used_by_big_.fetch_add(bytes, std::memory_order_relaxed);
     return NewBlock(bytes);
   }
-  Shard& shard = shards_[util::ThreadSlot() % kShards];
+  Shard& shard = shards_[concurrency::ThreadSlot() % kShards];
   // acquire: pairs with the release below, so the cursor written by the
   // previous holder is seen.
   while (shard.busy.exchange(true, std::memory_order_acquire)) {
@@ -41,7 +41,8 @@ char* ShimArena::Take(size_t bytes, size_t alignment) {
   }
   const auto cursor = reinterpret_cast<uintptr_t>(shard.cursor);
   size_t padding = (alignment - (cursor & (alignment - 1))) & (alignment - 1);
-  if (shard.cursor == nullptr || padding + bytes > static_cast<size_t>(shard.limit - shard.cursor)) {
+  if (shard.cursor == nullptr ||
+      padding + bytes > static_cast<size_t>(shard.limit - shard.cursor)) {
     shard.cursor = NewBlock(block_size_);
     shard.limit = shard.cursor + block_size_;
     padding = 0;  // a new block is aligned

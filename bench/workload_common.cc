@@ -72,10 +72,9 @@ Status VerifyDataSet(BenchRep& rep, const WorkloadInput& in) {
       [&](const DecodedEntry& e) {
         if (e.key_number != 2 * expected || e.seq != expected + 1 ||
             !in.values->Matches(e.value, e.seq)) {
-          return Status::InvalidArgument("scan found " + KeyName(e.key_number) + " seq " +
-                                         std::to_string(e.seq) + "; expected " +
-                                         KeyName(2 * expected) + " seq " +
-                                         std::to_string(expected + 1));
+          return Status::InvalidArgument(
+              "scan found " + KeyName(e.key_number) + " seq " + std::to_string(e.seq) +
+              "; expected " + KeyName(2 * expected) + " seq " + std::to_string(expected + 1));
         }
         ++expected;
         return Status::OK();

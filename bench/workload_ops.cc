@@ -18,7 +18,7 @@ struct GetState {
 // SaveValue does for a Put.
 bool SaveFirst(void* arg, const char* entry) {
   auto* state = static_cast<GetState*>(arg);
-  const EntryView view = DecodeEntry(entry);
+  const EntryView view = DecodeRow(entry);
   if (view.user_key == state->user_key) {
     state->result->found = true;
     state->result->seq = view.sequence();
@@ -59,9 +59,9 @@ std::string CheckGet(uint64_t key_number, const GetResult& got, const VersionRul
   return "";
 }
 
-std::string SeekAndCheck(rdb::MemTableRep::Iterator& it, LookupTarget& target,
-                         uint64_t key_number, uint32_t nexts, const KeyCodec& keys,
-                         const ValuePool& values, const VersionRule& rule) {
+std::string SeekAndCheck(rdb::MemTableRep::Iterator& it, LookupTarget& target, uint64_t key_number,
+                         uint32_t nexts, const KeyCodec& keys, const ValuePool& values,
+                         const VersionRule& rule) {
   // Messages are built only on a failure: this runs in timed loops.
   auto what = [&] { return "Seek(" + KeyName(key_number) + ")"; };
   const uint64_t end = 2 * rule.num_keys;  // key numbers of the data set are < end
@@ -70,8 +70,7 @@ std::string SeekAndCheck(rdb::MemTableRep::Iterator& it, LookupTarget& target,
   const uint64_t expected = PresentAtOrAfter(key_number);
   if (expected >= end) {
     if (it.Valid()) {
-      return what() + " found " + Describe(DecodeBenchEntry(it.key(), keys)) +
-             " past the last key";
+      return what() + " found " + Describe(DecodeBenchEntry(it.key(), keys)) + " past the last key";
     }
     return "";
   }
@@ -95,8 +94,8 @@ std::string SeekAndCheck(rdb::MemTableRep::Iterator& it, LookupTarget& target,
     const bool next_key = e.ours && e.key_number == prev.key_number + 2;
     if ((!older_version && !next_key) || !rule.Accepts(e.key_number, e.seq) ||
         !values.Matches(e.value, e.seq)) {
-      return what() + ", Next() " + std::to_string(step) + " went from " + Describe(prev) +
-             " to " + Describe(e);
+      return what() + ", Next() " + std::to_string(step) + " went from " + Describe(prev) + " to " +
+             Describe(e);
     }
   }
   return "";

@@ -28,10 +28,10 @@ std::vector<uint32_t> DrawReads(uint64_t count, const KeyChooser& chooser, doubl
 
 const std::vector<WorkloadInfo>& KnownWorkloads() {
   static const std::vector<WorkloadInfo> workloads = {
-      {"fillrandom", WorkloadKind::kWrite},    {"fillseq", WorkloadKind::kWrite},
-      {"overwrite", WorkloadKind::kWrite},     {"concurrentfill", WorkloadKind::kWrite},
-      {"readrandom", WorkloadKind::kRead},     {"readseq", WorkloadKind::kRead},
-      {"seekrandom", WorkloadKind::kRead},     {"readwrite", WorkloadKind::kMixed},
+      {"fillrandom", WorkloadKind::kWrite},       {"fillseq", WorkloadKind::kWrite},
+      {"overwrite", WorkloadKind::kWrite},        {"concurrentfill", WorkloadKind::kWrite},
+      {"readrandom", WorkloadKind::kRead},        {"readseq", WorkloadKind::kRead},
+      {"seekrandom", WorkloadKind::kRead},        {"readwrite", WorkloadKind::kMixed},
       {"seekwhilewriting", WorkloadKind::kMixed},
   };
   return workloads;
@@ -45,8 +45,7 @@ const WorkloadInfo* FindWorkload(const std::string& name) {
 }
 
 uint32_t WorkloadThreads(const WorkloadInfo& workload, const Flags& flags) {
-  if (workload.name == "fillrandom" || workload.name == "fillseq" ||
-      workload.name == "overwrite") {
+  if (workload.name == "fillrandom" || workload.name == "fillseq" || workload.name == "overwrite") {
     return 1;
   }
   if (workload.name == "concurrentfill" || workload.kind == WorkloadKind::kMixed) {
@@ -80,31 +79,33 @@ KeyPlan MakeKeyPlan(const WorkloadInfo& workload, const Flags& flags) {
       // Mixed readers run until the writer is done: each gets n keys, reused
       // cyclically; other readers share n operations.
       const uint64_t count = mixed ? n : n / readers + (t < n % readers ? 1 : 0);
-      plan.read_keys.push_back(DrawReads(count, chooser, flags.read_miss_ratio,
-                                         StreamSeed(flags.seed, kReadStream, t)));
+      plan.read_keys.push_back(
+          DrawReads(count, chooser, flags.read_miss_ratio, StreamSeed(flags.seed, kReadStream, t)));
     }
   }
   return plan;
 }
 
 uint64_t ExpectedArenaBytes(const WorkloadInfo& workload, const Flags& flags) {
-  const uint64_t entries =
-      flags.num_operations * (workload.kind == WorkloadKind::kMixed ? 2 : 1);
-  // The entry, and a rep header of about 16 bytes (sorted_hash's exactly).
-  return entries * (EncodedEntrySize(flags.key_size, flags.item_size) + 16);
+  const uint64_t entries = flags.num_operations * (workload.kind == WorkloadKind::kMixed ? 2 : 1);
+  // The entry, and a rep header of about 16 bytes per entry.
+  return entries * (RowSize(flags.key_size, flags.item_size) + 16);
 }
 
 std::string SkipReason(const WorkloadInfo& workload, const RepFactory& factory,
                        const Flags& flags) {
-  if (workload.name == "concurrentfill" && !factory.concurrent_inserts()) {
+  const RepTraits& traits = factory.traits();
+  if (workload.name == "concurrentfill" && !traits.concurrent_insert) {
     return "no concurrent inserts (IsInsertConcurrentlySupported() is false)";
   }
-  if (factory.sorts_per_read_while_mutable()) {
+  // A point read that costs a scan or a sort of the whole mutable rep.
+  if (traits.point_read_while_mutable == RepTraits::Cost::kLinear) {
     if (workload.name == "readrandom" && !flags.freeze_before_reads) {
-      return "each Get sorts a copy of the whole mutable rep (runs with --freeze_before_reads)";
+      return "each Get costs a scan or sort of the whole mutable rep (runs with "
+             "--freeze_before_reads)";
     }
     if (workload.kind == WorkloadKind::kMixed) {
-      return "each Get or new iterator sorts a copy of the whole rep while it is written";
+      return "each Get costs a scan or sort of the whole rep while it is written";
     }
   }
   return "";

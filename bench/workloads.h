@@ -9,13 +9,14 @@
 //
 //   fillseq           1 writer, key indexes 0..n-1 in order
 //   fillrandom        1 writer, the same keys in a random order
-//   overwrite         1 writer, n Puts of n / versions_per_key keys (uniform or zipfian): many versions per key
-//   concurrentfill    N writers (at least 2), InsertKeyConcurrently, disjoint shares of fillrandom's keys
-//   readrandom        N readers, n Gets of keys from the distribution, read_miss_ratio of them absent
-//   readseq           N readers, each num_scans full scans (SeekToFirst, Next...) with a new iterator
-//   seekrandom        N readers, n Seeks (+ num_scans Nexts) with one iterator per thread
-//   readwrite         1 writer (n new versions) + N-1 readers doing Gets until it finishes
-//   seekwhilewriting  1 writer (n new versions) + N-1 readers doing Seek+Nexts, a new iterator per seek
+//   overwrite         1 writer, n Puts of n / versions_per_key keys (uniform or zipfian): many
+//   versions per key concurrentfill    N writers (at least 2), InsertKeyConcurrently, disjoint
+//   shares of fillrandom's keys readrandom        N readers, n Gets of keys from the distribution,
+//   read_miss_ratio of them absent readseq           N readers, each num_scans full scans
+//   (SeekToFirst, Next...) with a new iterator seekrandom        N readers, n Seeks (+ num_scans
+//   Nexts) with one iterator per thread readwrite         1 writer (n new versions) + N-1 readers
+//   doing Gets until it finishes seekwhilewriting  1 writer (n new versions) + N-1 readers doing
+//   Seek+Nexts, a new iterator per seek
 #pragma once
 
 #include <cstdint>
@@ -52,15 +53,15 @@ uint32_t WorkloadThreads(const WorkloadInfo& workload, const Flags& flags);
 
 // The keys of one workload, drawn once and shared by every rep and repetition.
 struct KeyPlan {
-  uint64_t num_keys = 0;               // n
-  std::vector<uint32_t> fill_order;    // key indexes, random order (fills, the read prefill)
-  std::vector<uint32_t> write_keys;    // key indexes: overwrite, and the writer of mixed workloads
+  uint64_t num_keys = 0;             // n
+  std::vector<uint32_t> fill_order;  // key indexes, random order (fills, the read prefill)
+  std::vector<uint32_t> write_keys;  // key indexes: overwrite, and the writer of mixed workloads
   std::vector<std::vector<uint32_t>> read_keys;  // per reader: key numbers (odd: absent)
 };
 KeyPlan MakeKeyPlan(const WorkloadInfo& workload, const Flags& flags);
 
 // About how many bytes the rep will take from its arena in this workload
-// (sizes sorted_hash's index when --write_buffer_size=0).
+// (the write_buffer_size the reps are validated for when --write_buffer_size=0).
 uint64_t ExpectedArenaBytes(const WorkloadInfo& workload, const Flags& flags);
 
 // What a run needs besides the rep. Read-only, shared by all threads.

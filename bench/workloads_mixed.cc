@@ -20,13 +20,13 @@ Status VerifyAfterWrites(BenchRep& rep, const WorkloadInput& in) {
   Status s = ScanInOrder(
       rep.rep(), *in.keys,
       [&](const DecodedEntry& e) {
-        const bool fill_version = e.key_number % 2 == 0 && e.key_number / 2 < n &&
-                                  e.seq == e.key_number / 2 + 1;
+        const bool fill_version =
+            e.key_number % 2 == 0 && e.key_number / 2 < n && e.seq == e.key_number / 2 + 1;
         const bool writer_version =
             e.seq > n && e.seq <= 2 * n && 2 * uint64_t{writes[e.seq - n - 1]} == e.key_number;
         if ((!fill_version && !writer_version) || !in.values->Matches(e.value, e.seq)) {
-          return Status::InvalidArgument(KeyName(e.key_number) + " seq " +
-                                         std::to_string(e.seq) + " was never written");
+          return Status::InvalidArgument(KeyName(e.key_number) + " seq " + std::to_string(e.seq) +
+                                         " was never written");
         }
         return Status::OK();
       },
@@ -46,8 +46,7 @@ Measurement MixedPhase(BenchRep& rep, const WorkloadInput& in, uint32_t threads,
   const uint64_t n = in.plan->num_keys;
   const std::vector<uint32_t>& writes = in.plan->write_keys;
   if (writes.size() != n || in.plan->read_keys.size() < threads - 1) {
-    TakeStatus(Status::InvalidArgument("the key plan does not fit a mixed workload"), "setup",
-               &m);
+    TakeStatus(Status::InvalidArgument("the key plan does not fit a mixed workload"), "setup", &m);
     return m;
   }
   const VersionRule rule{n, /*rewrites=*/true};
@@ -59,8 +58,8 @@ Measurement MixedPhase(BenchRep& rep, const WorkloadInput& in, uint32_t threads,
       Inserter inserter(rep.rep(), *in.keys, *in.values, /*concurrent=*/false);
       for (uint64_t i = 0; i < n && !checker.failed(); ++i) {
         const uint64_t key = 2 * uint64_t{writes[i]};
-        if (!inserter.Put(key, n + 1 + i)) checker.Fail("InsertKey refused a new version of " +
-                                                        KeyName(key));
+        if (!inserter.Put(key, n + 1 + i))
+          checker.Fail("InsertKey refused a new version of " + KeyName(key));
         stats.Count();
       }
       // release: nothing to publish; the readers only need to see the flag.

@@ -49,20 +49,20 @@ Measurement ReadRandomPhase(BenchRep& rep, const WorkloadInput& in, uint32_t thr
   const VersionRule rule{in.plan->num_keys, /*rewrites=*/false};
   std::vector<uint64_t> hits(threads, 0);
   Checker checker;
-  ThreadRun run = RunTimed(in, threads, in.plan->num_keys, threads, [&](uint32_t t,
-                                                                        ThreadStats& stats) {
-    PointReader reader(rep.rep(), *in.keys, *in.values);
-    uint64_t found = 0;
-    for (uint32_t key : in.plan->read_keys[t]) {
-      if (checker.failed()) break;
-      GetResult got;
-      MaybeTimed(stats.latency, [&] { got = reader.Get(key); });
-      if (!GetIsRight(key, got, rule)) checker.Fail(CheckGet(key, got, rule));
-      found += got.found ? 1 : 0;
-      stats.Count();
-    }
-    hits[t] = found;
-  });
+  ThreadRun run =
+      RunTimed(in, threads, in.plan->num_keys, threads, [&](uint32_t t, ThreadStats& stats) {
+        PointReader reader(rep.rep(), *in.keys, *in.values);
+        uint64_t found = 0;
+        for (uint32_t key : in.plan->read_keys[t]) {
+          if (checker.failed()) break;
+          GetResult got;
+          MaybeTimed(stats.latency, [&] { got = reader.Get(key); });
+          if (!GetIsRight(key, got, rule)) checker.Fail(CheckGet(key, got, rule));
+          found += got.found ? 1 : 0;
+          stats.Count();
+        }
+        hits[t] = found;
+      });
   FinishReads(rep, in, run, threads, hits, checker, &m);
   CheckHitCount(in, threads, &m);
   return m;
@@ -72,30 +72,30 @@ Measurement ReadSeqPhase(BenchRep& rep, const WorkloadInput& in, uint32_t thread
   const uint64_t n = in.plan->num_keys;
   const uint32_t scans = std::max<uint32_t>(1, in.flags->num_scans);
   Checker checker;
-  ThreadRun run = RunTimed(in, threads, n * scans * threads, threads, [&](uint32_t,
-                                                                          ThreadStats& stats) {
-    for (uint32_t scan = 0; scan < scans && !checker.failed(); ++scan) {
-      std::unique_ptr<rdb::MemTableRep::Iterator> it(rep.rep().GetIterator(nullptr));
-      uint64_t index = 0;  // the key index the scan must be at
-      MaybeTimed(stats.latency, [&] { it->SeekToFirst(); });
-      while (it->Valid()) {
-        const DecodedEntry e = DecodeBenchEntry(it->key(), *in.keys);
-        if (!e.ours || e.key_number != 2 * index || e.seq != index + 1 ||
-            !in.values->Matches(e.value, e.seq)) {
-          checker.Fail("scan " + std::to_string(scan) + " found " + KeyName(e.key_number) +
-                       " seq " + std::to_string(e.seq) + "; expected " + KeyName(2 * index));
-          return;
+  ThreadRun run =
+      RunTimed(in, threads, n * scans * threads, threads, [&](uint32_t, ThreadStats& stats) {
+        for (uint32_t scan = 0; scan < scans && !checker.failed(); ++scan) {
+          std::unique_ptr<rdb::MemTableRep::Iterator> it(rep.rep().GetIterator(nullptr));
+          uint64_t index = 0;  // the key index the scan must be at
+          MaybeTimed(stats.latency, [&] { it->SeekToFirst(); });
+          while (it->Valid()) {
+            const DecodedEntry e = DecodeBenchEntry(it->key(), *in.keys);
+            if (!e.ours || e.key_number != 2 * index || e.seq != index + 1 ||
+                !in.values->Matches(e.value, e.seq)) {
+              checker.Fail("scan " + std::to_string(scan) + " found " + KeyName(e.key_number) +
+                           " seq " + std::to_string(e.seq) + "; expected " + KeyName(2 * index));
+              return;
+            }
+            ++index;
+            stats.Count();
+            MaybeTimed(stats.latency, [&] { it->Next(); });
+          }
+          if (index != n) {
+            checker.Fail("scan " + std::to_string(scan) + " found " + std::to_string(index) +
+                         " entries; expected " + std::to_string(n));
+          }
         }
-        ++index;
-        stats.Count();
-        MaybeTimed(stats.latency, [&] { it->Next(); });
-      }
-      if (index != n) {
-        checker.Fail("scan " + std::to_string(scan) + " found " + std::to_string(index) +
-                     " entries; expected " + std::to_string(n));
-      }
-    }
-  });
+      });
   Measurement m;
   Collect(run, 0, threads, &m);
   MeasureMemory(rep, n, &m);
@@ -109,25 +109,25 @@ Measurement SeekRandomPhase(BenchRep& rep, const WorkloadInput& in, uint32_t thr
   const VersionRule rule{in.plan->num_keys, /*rewrites=*/false};
   std::vector<uint64_t> hits(threads, 0);
   Checker checker;
-  ThreadRun run = RunTimed(in, threads, in.plan->num_keys, threads, [&](uint32_t t,
-                                                                        ThreadStats& stats) {
-    // One iterator per thread, as db_bench's seekrandom: nothing writes, so it
-    // sees everything. Its creation is timed (a full copy for the hash reps).
-    std::unique_ptr<rdb::MemTableRep::Iterator> it(rep.rep().GetIterator(nullptr));
-    LookupTarget target(*in.keys);
-    uint64_t exact = 0;
-    for (uint32_t key : in.plan->read_keys[t]) {
-      if (checker.failed()) break;
-      std::string error;
-      MaybeTimed(stats.latency, [&] {
-        error = SeekAndCheck(*it, target, key, in.flags->num_scans, *in.keys, *in.values, rule);
+  ThreadRun run =
+      RunTimed(in, threads, in.plan->num_keys, threads, [&](uint32_t t, ThreadStats& stats) {
+        // One iterator per thread, as db_bench's seekrandom: nothing writes, so it
+        // sees everything. Its creation is timed (a full copy for the hash reps).
+        std::unique_ptr<rdb::MemTableRep::Iterator> it(rep.rep().GetIterator(nullptr));
+        LookupTarget target(*in.keys);
+        uint64_t exact = 0;
+        for (uint32_t key : in.plan->read_keys[t]) {
+          if (checker.failed()) break;
+          std::string error;
+          MaybeTimed(stats.latency, [&] {
+            error = SeekAndCheck(*it, target, key, in.flags->num_scans, *in.keys, *in.values, rule);
+          });
+          if (!error.empty()) checker.Fail(error);
+          exact += key % 2 == 0 ? 1 : 0;  // a present target: the seek lands on it (checked)
+          stats.Count();
+        }
+        hits[t] = exact;
       });
-      if (!error.empty()) checker.Fail(error);
-      exact += key % 2 == 0 ? 1 : 0;  // a present target: the seek lands on it (checked)
-      stats.Count();
-    }
-    hits[t] = exact;
-  });
   FinishReads(rep, in, run, threads, hits, checker, &m);
   return m;
 }

@@ -31,9 +31,7 @@ Measurement FillPhase(BenchRep& rep, const WorkloadInput& in, const std::vector<
 
 }  // namespace
 
-Measurement FillSeqPhase(BenchRep& rep, const WorkloadInput& in) {
-  return FillPhase(rep, in, {});
-}
+Measurement FillSeqPhase(BenchRep& rep, const WorkloadInput& in) { return FillPhase(rep, in, {}); }
 
 Measurement FillRandomPhase(BenchRep& rep, const WorkloadInput& in) {
   return FillPhase(rep, in, in.plan->fill_order);
@@ -96,8 +94,8 @@ Measurement OverwritePhase(BenchRep& rep, const WorkloadInput& in) {
         // A version that was written: with count == n and the strict order
         // the scan checks, the rep holds exactly the written versions.
         if (e.seq == 0 || e.seq > n || 2 * uint64_t{keys[e.seq - 1]} != e.key_number) {
-          return Status::InvalidArgument(KeyName(e.key_number) + " seq " +
-                                         std::to_string(e.seq) + " was never written");
+          return Status::InvalidArgument(KeyName(e.key_number) + " seq " + std::to_string(e.seq) +
+                                         " was never written");
         }
         if (e.key_number != current_key) {
           current_key = e.key_number;

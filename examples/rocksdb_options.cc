@@ -1,4 +1,4 @@
-// Using memrep's sorted hash memtable inside stock RocksDB, three ways.
+// Using a memrep rep inside stock RocksDB, three ways.
 // Built and run by CI (ctest: example_rocksdb_options).
 #include <rocksdb/convenience.h>
 #include <rocksdb/db.h>
@@ -7,27 +7,30 @@
 #include <filesystem>
 #include <string>
 
-#include "memrep_rocksdb.h"
+#include "memrep/rocksdb.h"
 
 namespace rdb = ROCKSDB_NAMESPACE;
 
 int main() {
-  const std::string path =
-      (std::filesystem::temp_directory_path() / "memrep_example_db").string();
+  const std::string path = (std::filesystem::temp_directory_path() / "memrep_example_db").string();
   std::filesystem::remove_all(path);
 
   rdb::Options options;
   options.create_if_missing = true;
 
-  // 1. From C++: the factory object.
-  memrep::SortedHashOptions sorted_hash;
-  sorted_hash.max_runs = 8;
-  options.memtable_factory = memrep::rocksdb_plugin::NewSortedHashRepFactory(sorted_hash);
+  // 1. From C++: the factory an options string names.
+  rdb::Status s = memrep::rocksdb_plugin::NewRepFactory("id=memrep.SortedHash; max_runs=8",
+                                                        &options.memtable_factory);
+  if (!s.ok()) {
+    std::fprintf(stderr, "factory: %s\n", s.ToString().c_str());
+    return 1;
+  }
 
-  // 2. From a string, as an OPTIONS file or a command line gives it.
+  // 2. From a string, as an OPTIONS file or a command line gives it: linking
+  // the plugin registered every memrep rep with RocksDB.
   rdb::ConfigOptions config;
   config.ignore_unknown_options = false;
-  rdb::Status s = rdb::MemTableRepFactory::CreateFromString(
+  s = rdb::MemTableRepFactory::CreateFromString(
       config, "id=memrep.SortedHash; bucket_count=auto; max_runs=8", &options.memtable_factory);
   if (!s.ok()) {
     std::fprintf(stderr, "factory: %s\n", s.ToString().c_str());
@@ -36,8 +39,7 @@ int main() {
 
   // 3. A bad string is an error, not a crash.
   std::shared_ptr<rdb::MemTableRepFactory> bad;
-  s = rdb::MemTableRepFactory::CreateFromString(config, "id=memrep.SortedHash; bucket_count=0",
-                                                &bad);
+  s = rdb::MemTableRepFactory::CreateFromString(config, "id=memrep.SortedHash; max_runs=1", &bad);
   std::printf("a bad option: %s\n", s.ToString().c_str());
 
   rdb::DB* raw = nullptr;
@@ -47,11 +49,15 @@ int main() {
     return 1;
   }
   std::unique_ptr<rdb::DB> db(raw);
-  for (int i = 0; i < 1000; ++i) {
-    db->Put(rdb::WriteOptions(), "key" + std::to_string(i), "value" + std::to_string(i));
+  for (int i = 0; i < 1000 && s.ok(); ++i) {
+    s = db->Put(rdb::WriteOptions(), "key" + std::to_string(i), "value" + std::to_string(i));
   }
   std::string value;
-  db->Get(rdb::ReadOptions(), "key42", &value);
+  if (s.ok()) s = db->Get(rdb::ReadOptions(), "key42", &value);
+  if (!s.ok()) {
+    std::fprintf(stderr, "write/read: %s\n", s.ToString().c_str());
+    return 1;
+  }
   std::printf("key42 = %s\n", value.c_str());
   std::unique_ptr<rdb::Iterator> it(db->NewIterator(rdb::ReadOptions()));
   int n = 0;

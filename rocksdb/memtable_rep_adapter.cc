@@ -21,8 +21,10 @@ std::string_view InternalKeyOfRow(const char* row) {
 
 // A read RocksDB cannot be told about failed: stop with the reason.
 [[noreturn]] void ReadFailed(const Status& s) {
-  std::fprintf(stderr, "memrep: a memtable read failed inside RocksDB, which has no way to report "
-                       "it: %s\n", s.ToString().c_str());
+  std::fprintf(stderr,
+               "memrep: a memtable read failed inside RocksDB, which has no way to report "
+               "it: %s\n",
+               s.ToString().c_str());
   std::abort();
 }
 
@@ -59,7 +61,7 @@ class MemTableRepAdapter::MergedIterator final : public ROCKSDB_NAMESPACE::MemTa
       const std::string_view at = InternalKeyOfRow(key());
       if (current_ == kExtra) {
         rep_->Seek(at);
-    CheckPositioned();
+        CheckPositioned();
       } else {
         pos_ = LowerBound(at);
       }
@@ -78,7 +80,7 @@ class MemTableRepAdapter::MergedIterator final : public ROCKSDB_NAMESPACE::MemTa
       const std::string_view at = InternalKeyOfRow(key());
       if (current_ == kExtra) {
         rep_->SeekForPrev(at);
-    CheckPositioned();
+        CheckPositioned();
       } else {
         pos_ = LowerBound(at) - 1;
       }
@@ -158,10 +160,11 @@ class MemTableRepAdapter::MergedIterator final : public ROCKSDB_NAMESPACE::MemTa
   ptrdiff_t Bound(std::string_view key, bool upper) const {
     const Slice k(key.data(), key.size());
     const auto& cmp = owner_.cmp_;
-    auto it = upper ? std::upper_bound(extra_.begin(), extra_.end(), k,
-                                       [&](const Slice& a, const char* row) { return cmp(row, a) > 0; })
-                    : std::lower_bound(extra_.begin(), extra_.end(), k,
-                                       [&](const char* row, const Slice& a) { return cmp(row, a) < 0; });
+    auto it =
+        upper ? std::upper_bound(extra_.begin(), extra_.end(), k,
+                                 [&](const Slice& a, const char* row) { return cmp(row, a) > 0; })
+              : std::lower_bound(extra_.begin(), extra_.end(), k,
+                                 [&](const char* row, const Slice& a) { return cmp(row, a) < 0; });
     return it - extra_.begin();
   }
   ptrdiff_t LowerBound(std::string_view key) const { return Bound(key, false); }

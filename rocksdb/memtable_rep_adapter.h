@@ -45,9 +45,8 @@ class MemTableRepAdapter final : public ROCKSDB_NAMESPACE::MemTableRep {
 
   // `allocator` must be the one `rep` was built on; `cmp` the memtable's.
   MemTableRepAdapter(const ROCKSDB_NAMESPACE::MemTableRep::KeyComparator& cmp,
-                     ROCKSDB_NAMESPACE::Allocator* arena,
-                     std::unique_ptr<ArenaAllocator> allocator, std::unique_ptr<Rep> rep,
-                     const RepTraits& traits, size_t full_signal_bytes);
+                     ROCKSDB_NAMESPACE::Allocator* arena, std::unique_ptr<ArenaAllocator> allocator,
+                     std::unique_ptr<Rep> rep, const RepTraits& traits, size_t full_signal_bytes);
   ~MemTableRepAdapter() override;
 
   KeyHandle Allocate(const size_t len, char** buf) override;

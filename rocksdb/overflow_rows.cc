@@ -1,6 +1,5 @@
 #include "overflow_rows.h"
 
-
 #include "rocksdb_abi.h"
 
 namespace memrep::rocksdb_plugin {

@@ -44,10 +44,12 @@ rdb::OptionTypeInfo OptionOfSpec() {
   return rdb::OptionTypeInfo(
       0, rdb::OptionType::kUnknown, rdb::OptionVerificationType::kNormal,
       rdb::OptionTypeFlags::kNone,
-      [](const rdb::ConfigOptions&, const std::string& name, const std::string& value,
-         void* addr) { return ToRocks(static_cast<RepSpec*>(addr)->Set(name, value)); },
-      [](const rdb::ConfigOptions&, const std::string& name, const void* addr,
-         std::string* value) { return ToRocks(static_cast<const RepSpec*>(addr)->Get(name, value)); },
+      [](const rdb::ConfigOptions&, const std::string& name, const std::string& value, void* addr) {
+        return ToRocks(static_cast<RepSpec*>(addr)->Set(name, value));
+      },
+      [](const rdb::ConfigOptions&, const std::string& name, const void* addr, std::string* value) {
+        return ToRocks(static_cast<const RepSpec*>(addr)->Get(name, value));
+      },
       [](const rdb::ConfigOptions&, const std::string& name, const void* a, const void* b,
          std::string* mismatch) {
         std::string va, vb;
@@ -63,7 +65,8 @@ rdb::OptionTypeInfo OptionOfSpec() {
 const std::unordered_map<std::string, rdb::OptionTypeInfo>& TypeInfoOf(const RepSpec& spec) {
   static std::mutex mu;
   static auto* maps =
-      new std::map<std::string, std::unique_ptr<std::unordered_map<std::string, rdb::OptionTypeInfo>>>();
+      new std::map<std::string,
+                   std::unique_ptr<std::unordered_map<std::string, rdb::OptionTypeInfo>>>();
   std::lock_guard<std::mutex> lock(mu);
   auto& map = (*maps)[spec.name()];
   if (map == nullptr) {
@@ -105,22 +108,22 @@ rdb::Status RepFactory::ValidateOptions(const rdb::DBOptions& db_opts,
   const rdb::Comparator* cmp = cf_opts.comparator;
   if (cmp != nullptr && cmp->timestamp_size() > 0) {
     return rdb::Status::InvalidArgument(
-        spec_.name() + " does not support user-defined timestamps (the comparator " +
-        cmp->Name() +
+        spec_.name() + " does not support user-defined timestamps (the comparator " + cmp->Name() +
         " has a timestamp): it finds keys by their bytes, timestamp included; use the "
         "skip_list memtable for this column family");
   }
   const bool bytewise = cmp == nullptr || cmp == rdb::BytewiseComparator() ||
                         std::string(cmp->Name()) == rdb::BytewiseComparator()->Name();
-  const bool reverse = cmp != nullptr && (cmp == rdb::ReverseBytewiseComparator() ||
-                                          std::string(cmp->Name()) ==
-                                              rdb::ReverseBytewiseComparator()->Name());
+  const bool reverse =
+      cmp != nullptr && (cmp == rdb::ReverseBytewiseComparator() ||
+                         std::string(cmp->Name()) == rdb::ReverseBytewiseComparator()->Name());
   if (!bytewise && !reverse) {
     // RocksDB hands a rep only an opaque comparator of internal keys, so the
     // plugin serves the two orders it can recognise.
     return rdb::Status::InvalidArgument(
-        spec_.name() + " serves the bytewise comparators (leveldb.BytewiseComparator and "
-                       "rocksdb.ReverseBytewiseComparator), but this column family uses " +
+        spec_.name() +
+        " serves the bytewise comparators (leveldb.BytewiseComparator and "
+        "rocksdb.ReverseBytewiseComparator), but this column family uses " +
         cmp->Name() + "; use the skip_list memtable for it");
   }
   const uint64_t limit = spec_.traits().max_memtable_bytes;
@@ -170,8 +173,8 @@ rdb::MemTableRep* RepFactory::CreateMemTableRep(const rdb::MemTableRep::KeyCompa
     // Reported on top of the usage once the rep is nearly full: more than
     // any write buffer RocksDB compares it with.
     const size_t full_signal = write_buffer_size != 0 ? 2 * write_buffer_size : size_t{1} << 40;
-    return new MemTableRepAdapter(cmp, arena, std::move(allocator), std::move(rep),
-                                  spec_.traits(), full_signal);
+    return new MemTableRepAdapter(cmp, arena, std::move(allocator), std::move(rep), spec_.traits(),
+                                  full_signal);
   } catch (const std::bad_alloc&) {
     return fallback("out of memory");
   }

@@ -32,8 +32,8 @@ class RepFactory final : public ROCKSDB_NAMESPACE::MemTableRepFactory {
 
   using MemTableRepFactory::CreateMemTableRep;
   ROCKSDB_NAMESPACE::MemTableRep* CreateMemTableRep(
-      const ROCKSDB_NAMESPACE::MemTableRep::KeyComparator& cmp,
-      ROCKSDB_NAMESPACE::Allocator* arena, const ROCKSDB_NAMESPACE::SliceTransform* transform,
+      const ROCKSDB_NAMESPACE::MemTableRep::KeyComparator& cmp, ROCKSDB_NAMESPACE::Allocator* arena,
+      const ROCKSDB_NAMESPACE::SliceTransform* transform,
       ROCKSDB_NAMESPACE::Logger* logger) override;
 
   bool IsInsertConcurrentlySupported() const override { return spec_.traits().concurrent_insert; }

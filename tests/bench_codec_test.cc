@@ -124,9 +124,9 @@ TEST(BenchKeyOrder, UserKeyAscendingThenSequenceDescendingTypeIgnored) {
   const rdb::Slice a9_internal = rdb::GetLengthPrefixedSlice(a9.data());
   EXPECT_GT(order(a5.data(), a9_internal), 0);
   EXPECT_EQ(order(a9.data(), a9_internal), 0);
-  // memrep's sorted hash factory must recognise it as bytewise, or it would
-  // build a skip list instead.
-  EXPECT_TRUE(rocksdb_plugin::IsBytewiseOrder(order));
+  // memrep's factories must recognise it as bytewise, or they would build a
+  // skip list instead.
+  EXPECT_EQ(rocksdb_plugin::ProbeOrder(order), BytewiseComparator());
 }
 
 TEST(BenchKeyGenerator, ShuffledIndicesArePermutations) {

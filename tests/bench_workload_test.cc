@@ -4,6 +4,9 @@
 // number. Also the flags and the report's medians.
 #include <gtest/gtest.h>
 
+#include <cctype>
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
@@ -18,12 +21,39 @@ namespace {
 
 // Uninstrumented librocksdb publishes entries with atomics ThreadSanitizer
 // cannot see, so a reader thread's decode of an entry another thread wrote
-// looks like a race; the mixed workloads on RocksDB's reps run outside TSan.
+// looks like a race; the mixed workloads on RocksDB's reps (not memrep's)
+// run outside TSan.
 #if defined(__SANITIZE_THREAD__)
 constexpr bool kUnderTsan = true;
 #else
 constexpr bool kUnderTsan = false;
 #endif
+
+const KnownRep& Known(const std::string& name) {
+  static const std::vector<KnownRep> reps = KnownReps();
+  for (const KnownRep& rep : reps) {
+    if (rep.name == name) return rep;
+  }
+  ADD_FAILURE() << "no rep " << name;
+  return reps.front();
+}
+
+// The first rep whose traits satisfy `want`, or "" if none.
+std::string FirstRepWhere(bool (*want)(const RepTraits&)) {
+  for (const KnownRep& rep : KnownReps()) {
+    if (want(rep.traits)) return rep.name;
+  }
+  return "";
+}
+
+const KnownRep& FirstMemrepRep() {
+  static const std::vector<KnownRep> reps = KnownReps();
+  for (const KnownRep& rep : reps) {
+    if (rep.memrep) return rep;
+  }
+  ADD_FAILURE() << "memrep::ListReps() lists no rep";
+  return reps.front();
+}
 
 Flags TinyFlags() {
   Flags f;
@@ -56,7 +86,8 @@ struct Scenario {
     RepConfig config;
     config.bucket_count = flags.bucket_count;
     std::unique_ptr<RepFactory> f;
-    EXPECT_TRUE(RepFactory::Make(rep, config, ExpectedArenaBytes(*info, flags), &f).ok());
+    Status s = RepFactory::Make(rep, config, ExpectedArenaBytes(*info, flags), &f);
+    EXPECT_TRUE(s.ok()) << s.ToString();
     return f;
   }
 
@@ -71,8 +102,8 @@ struct Scenario {
 TEST(BenchWorkloads, EveryWorkloadPassesOnEveryRepThatRunsIt) {
   for (const WorkloadInfo& workload : KnownWorkloads()) {
     Scenario scenario(workload.name);
-    for (const std::string& rep : KnownReps()) {
-      if (kUnderTsan && workload.kind == WorkloadKind::kMixed && rep != "sorted_hash") continue;
+    for (const std::string& rep : KnownRepNames()) {
+      if (kUnderTsan && workload.kind == WorkloadKind::kMixed && !Known(rep).memrep) continue;
       std::unique_ptr<RepFactory> factory = scenario.Factory(rep);
       const Measurement m = RunWorkload(workload, *factory, scenario.input);
       const std::string what = workload.name + " on " + rep;
@@ -92,16 +123,36 @@ TEST(BenchWorkloads, EveryWorkloadPassesOnEveryRepThatRunsIt) {
   }
 }
 
-TEST(BenchWorkloads, SkipsAreExplained) {
+// Skips follow the traits: a rep without concurrent inserts skips
+// concurrentfill; one whose point reads are linear while it is mutable skips
+// readrandom (unless frozen first) and the mixed workloads; others run them.
+TEST(BenchWorkloads, SkipsFollowTheTraits) {
+  const std::string serial = FirstRepWhere([](const RepTraits& t) { return !t.concurrent_insert; });
+  const std::string concurrent =
+      FirstRepWhere([](const RepTraits& t) { return t.concurrent_insert; });
+  ASSERT_NE(serial, "");
+  ASSERT_NE(concurrent, "");
   Scenario scenario("concurrentfill");
-  const Measurement m = RunWorkload(*scenario.info, *scenario.Factory("vector"), scenario.input);
+  const Measurement m = RunWorkload(*scenario.info, *scenario.Factory(serial), scenario.input);
   EXPECT_TRUE(m.ok);
-  EXPECT_TRUE(m.skipped);
+  EXPECT_TRUE(m.skipped) << serial;
   EXPECT_NE(m.note.find("concurrent"), std::string::npos) << m.note;
+  EXPECT_EQ(SkipReason(*scenario.info, *scenario.Factory(concurrent), scenario.flags), "");
+
+  const std::string linear = FirstRepWhere(
+      [](const RepTraits& t) { return t.point_read_while_mutable == RepTraits::Cost::kLinear; });
+  const std::string sublinear = FirstRepWhere(
+      [](const RepTraits& t) { return t.point_read_while_mutable != RepTraits::Cost::kLinear; });
+  ASSERT_NE(linear, "");
+  ASSERT_NE(sublinear, "");
   Scenario reads("readrandom");
-  EXPECT_NE(SkipReason(*reads.info, *reads.Factory("vector"), reads.flags), "");
+  EXPECT_NE(SkipReason(*reads.info, *reads.Factory(linear), reads.flags), "");
+  EXPECT_EQ(SkipReason(*reads.info, *reads.Factory(sublinear), reads.flags), "");
+  Scenario mixed("readwrite");
+  EXPECT_NE(SkipReason(*mixed.info, *mixed.Factory(linear), mixed.flags), "");
+  EXPECT_EQ(SkipReason(*mixed.info, *mixed.Factory(sublinear), mixed.flags), "");
   reads.flags.freeze_before_reads = true;
-  EXPECT_EQ(SkipReason(*reads.info, *reads.Factory("vector"), reads.flags), "");
+  EXPECT_EQ(SkipReason(*reads.info, *reads.Factory(linear), reads.flags), "");
 }
 
 // The read phases alone, on a rep that does not hold the data set.
@@ -124,7 +175,8 @@ TEST_P(WrongDataTest, ReadsOfOtherKeysFail) {
     ASSERT_TRUE(scenario.Factory(GetParam())->NewRep(&rep).ok());
     // The odd key numbers instead of the even ones.
     Inserter inserter(rep->rep(), scenario.keys, scenario.values, false);
-    for (uint64_t j = 0; j < scenario.plan.num_keys; ++j) ASSERT_TRUE(inserter.Put(2 * j + 1, j + 1));
+    for (uint64_t j = 0; j < scenario.plan.num_keys; ++j)
+      ASSERT_TRUE(inserter.Put(2 * j + 1, j + 1));
     const Measurement m = RunPhase(*scenario.info, *rep, scenario.input);
     EXPECT_FALSE(m.ok) << workload << " on other keys passed";
   }
@@ -163,8 +215,9 @@ TEST_P(WrongDataTest, ReadsOfMissingKeysFail) {
       // Random reads may not meet the key; when they pass, they did not.
       bool met = false;
       for (const auto& reader : scenario.plan.read_keys) {
-        for (uint32_t key : reader) met |= (key == 600 || (std::string(workload) == "seekrandom" &&
-                                                           key <= 600 && key + 12 > 600));
+        for (uint32_t key : reader)
+          met |= (key == 600 ||
+                  (std::string(workload) == "seekrandom" && key <= 600 && key + 12 > 600));
       }
       if (met) {
         EXPECT_FALSE(m.ok) << workload << " without a key it reads passed";
@@ -184,17 +237,31 @@ TEST_P(WrongDataTest, ReadsOfTheDataSetPass) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(SomeReps, WrongDataTest,
-                         ::testing::Values("skip_list", "hash_skiplist", "sorted_hash"),
-                         [](const auto& info) { return info.param; });
+// Every rep but those whose point reads sort the whole mutable rep.
+std::vector<std::string> RepsWithSublinearReads() {
+  std::vector<std::string> names;
+  for (const KnownRep& rep : KnownReps()) {
+    if (rep.traits.point_read_while_mutable != RepTraits::Cost::kLinear) names.push_back(rep.name);
+  }
+  return names;
+}
+
+INSTANTIATE_TEST_SUITE_P(RepsWithSublinearReads, WrongDataTest,
+                         ::testing::ValuesIn(RepsWithSublinearReads()), [](const auto& info) {
+                           std::string name = info.param;
+                           for (char& c : name) {
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           }
+                           return name;
+                         });
 
 TEST(BenchChecks, GetChecksNameWhatWasWrong) {
   const VersionRule rule{100, false};
   GetResult hit{true, 6, true};
-  EXPECT_EQ(CheckGet(10, hit, rule), "");  // key 10 is index 5, seq 6
-  EXPECT_NE(CheckGet(11, hit, rule), "");  // an absent key found
-  EXPECT_NE(CheckGet(10, GetResult{}, rule), "");  // a present key missed
-  EXPECT_NE(CheckGet(10, GetResult{true, 7, true}, rule), "");  // a wrong version
+  EXPECT_EQ(CheckGet(10, hit, rule), "");                        // key 10 is index 5, seq 6
+  EXPECT_NE(CheckGet(11, hit, rule), "");                        // an absent key found
+  EXPECT_NE(CheckGet(10, GetResult{}, rule), "");                // a present key missed
+  EXPECT_NE(CheckGet(10, GetResult{true, 7, true}, rule), "");   // a wrong version
   EXPECT_NE(CheckGet(10, GetResult{true, 6, false}, rule), "");  // a wrong value
   const VersionRule rewriting{100, true};
   EXPECT_EQ(CheckGet(10, GetResult{true, 150, true}, rewriting), "");  // the writer's
@@ -207,34 +274,52 @@ TEST(BenchFlags, ParsesAndRefuses) {
     bool help = false;
     return ParseFlags(static_cast<int>(args.size()), args.data(), f, &help);
   };
+  // A memrep rep by its canonical name runs under its bench name.
+  const KnownRep& memrep_rep = FirstMemrepRep();
+  const std::string reps_arg = "--memtablerep=skiplist," + memrep_rep.canonical_name;
   Flags f;
-  ASSERT_TRUE(parse({"--benchmarks=fillseq,readrandom", "--memtablerep=skiplist,sorted_hash",
-                     "-num_operations=5000", "--key_distribution=zipfian", "--zipf_theta=0.8",
-                     "--freeze_before_reads", "--progress=false", "--json=/tmp/x.json"},
+  EXPECT_EQ(f.reps, DefaultReps());
+  ASSERT_TRUE(parse({"--benchmarks=fillseq,readrandom", reps_arg.c_str(), "-num_operations=5000",
+                     "--key_distribution=zipfian", "--zipf_theta=0.8", "--freeze_before_reads",
+                     "--progress=false", "--json=/tmp/x.json"},
                     &f)
                   .ok());
   EXPECT_EQ(f.benchmarks, (std::vector<std::string>{"fillseq", "readrandom"}));
-  EXPECT_EQ(f.reps, (std::vector<std::string>{"skip_list", "sorted_hash"}));
+  EXPECT_EQ(f.reps, (std::vector<std::string>{"skip_list", memrep_rep.name}));
+  EXPECT_TRUE(f.rep_options.empty());
+  EXPECT_FALSE(f.list_reps);
   EXPECT_EQ(f.num_operations, 5000u);
   EXPECT_EQ(f.key_distribution, KeyDistribution::kZipfian);
   EXPECT_DOUBLE_EQ(f.zipf_theta, 0.8);
   EXPECT_TRUE(f.freeze_before_reads);
   EXPECT_FALSE(f.progress);
   EXPECT_EQ(f.json_path, "/tmp/x.json");
-  ASSERT_TRUE(parse({"--benchmarks=all", "--memtablerep=all"}, &f).ok());
+  ASSERT_TRUE(parse({"--benchmarks=all", "--memtablerep=all", "--list_reps"}, &f).ok());
   EXPECT_EQ(f.benchmarks.size(), KnownWorkloads().size());
-  EXPECT_EQ(f.reps, KnownReps());
+  EXPECT_EQ(f.reps, KnownRepNames());
+  EXPECT_TRUE(f.list_reps);
 
-  for (std::vector<const char*> bad : std::vector<std::vector<const char*>>{
-           {"--num_operations=lots"},     {"--num_operations=0"},
-           {"--num_operations=-5"},       {"--num_threads=100000"},
-           {"--benchmarks=fillrandom,fly"}, {"--benchmarks=readseq,readseq"},
-           {"--memtablerep=btree"},       {"--memtablerep="},
-           {"--key_size=4"},              {"--zipf_theta=1"},
-           {"--read_miss_ratio=2"},       {"--key_distribution=normal"},
-           {"--no_such_flag=1"},          {"--num_operations"},
-           {"stray"},                     {"--progress=maybe"},
-           {"--key_size=8", "--prefix_length=9"}}) {
+  for (std::vector<const char*> bad :
+       std::vector<std::vector<const char*>>{{"--num_operations=lots"},
+                                             {"--num_operations=0"},
+                                             {"--num_operations=-5"},
+                                             {"--num_threads=100000"},
+                                             {"--benchmarks=fillrandom,fly"},
+                                             {"--benchmarks=readseq,readseq"},
+                                             {"--memtablerep=btree"},
+                                             {"--memtablerep="},
+                                             {"--memtablerep=skip_list,skiplist"},  // one rep twice
+                                             {"--memtablerep=id=no.SuchRep;x=1"},
+                                             {"--sorted_hash_options=max_runs=4"},
+                                             {"--key_size=4"},
+                                             {"--zipf_theta=1"},
+                                             {"--read_miss_ratio=2"},
+                                             {"--key_distribution=normal"},
+                                             {"--no_such_flag=1"},
+                                             {"--num_operations"},
+                                             {"stray"},
+                                             {"--progress=maybe"},
+                                             {"--key_size=8", "--prefix_length=9"}}) {
     Flags g;
     Status s = parse(bad, &g);
     EXPECT_TRUE(s.IsInvalidArgument()) << bad[0];
@@ -264,6 +349,16 @@ TEST(BenchReport, MediansAndRatios) {
   EXPECT_DOUBLE_EQ(summaries[0].ratio, 4.5);
   EXPECT_DOUBLE_EQ(summaries[1].ratio, 1.0);
   EXPECT_NE(FormatTable(flags, summaries).find("4.50x"), std::string::npos);
+
+  // The JSON records the options strings --memtablerep gave.
+  flags.rep_options["sorted_hash"] = "id=memrep.SortedHash;max_runs=4";
+  const std::string path = ::testing::TempDir() + "bench_report_test.json";
+  ASSERT_TRUE(WriteJson(path, flags, runs, summaries).ok());
+  std::ifstream in(path);
+  const std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(json.find("\"rep_options\": {\"sorted_hash\": \"id=memrep.SortedHash;max_runs=4\"}"),
+            std::string::npos)
+      << json;
   EXPECT_EQ(FormatCount(1234567), "1.23M");
 }
 

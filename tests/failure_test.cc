@@ -54,7 +54,8 @@ TEST(OutOfMemory, AWriteThatGetsNoMemoryIsRefusedAndStoresNothing) {
     std::string value;
     EXPECT_TRUE(table->Get(refused_key, kMaxSequenceNumber, &value).IsNotFound())
         << rep << ": a refused write stored something";
-    EXPECT_EQ(table->NumEntries(), static_cast<uint64_t>(i)) << rep << ": 'before' and the ones that fit";
+    EXPECT_EQ(table->NumEntries(), static_cast<uint64_t>(i))
+        << rep << ": 'before' and the ones that fit";
     ASSERT_TRUE(table->Get("before", kMaxSequenceNumber, &value).ok());
     // Memory again: the same write now lands.
     allocator.set_fail(false);

@@ -33,7 +33,8 @@ TEST(Row, EncodesTheRocksDbLayout) {
   char* end = EncodeRow(buf, EntryView{"abc", PackTag(0x0102, 1), "xy"});
   ASSERT_EQ(end - buf, static_cast<ptrdiff_t>(RowSize(3, 2)));
   // varint32(11) | "abc" | fixed64 LE ((0x0102 << 8) | 1) | varint32(2) | "xy"
-  const unsigned char expected[] = {11, 'a', 'b', 'c', 0x01, 0x02, 0x01, 0, 0, 0, 0, 0, 2, 'x', 'y'};
+  const unsigned char expected[] = {11, 'a', 'b', 'c', 0x01, 0x02, 0x01, 0,
+                                    0,  0,   0,   0,   2,    'x',  'y'};
   ASSERT_EQ(sizeof(expected), static_cast<size_t>(end - buf));
   EXPECT_EQ(0, std::memcmp(buf, expected, sizeof(expected)));
   EntryView v = DecodeRow(buf);

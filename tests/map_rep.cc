@@ -8,10 +8,10 @@
 // rows on Get, so it serves both faces.
 #include <algorithm>
 #include <atomic>
-#include <set>
 #include <mutex>
 #include <new>
 #include <random>
+#include <set>
 #include <string>
 
 #include "format/key_order.h"
@@ -84,8 +84,8 @@ class MapRep final : public Rep {
   uint64_t ApproximateNumEntries(std::string_view start, std::string_view end) const override {
     std::lock_guard<std::mutex> lock(mu_);
     uint64_t n = 0;
-    for (auto it = rows_.lower_bound(start); it != rows_.end() && order_.CompareRowToKey(*it, end) < 0;
-         ++it) {
+    for (auto it = rows_.lower_bound(start);
+         it != rows_.end() && order_.CompareRowToKey(*it, end) < 0; ++it) {
       ++n;
     }
     return n;
@@ -180,8 +180,7 @@ registry::Registration MapRegistration(const char* name, const char* alias, bool
                         "bytewise orders only (tests only)";
   r.traits.concurrent_insert = capable;
   r.traits.detects_duplicates = capable;
-  r.traits.comparators =
-      capable ? RepTraits::Comparators::kAny : RepTraits::Comparators::kBytewise;
+  r.traits.comparators = capable ? RepTraits::Comparators::kAny : RepTraits::Comparators::kBytewise;
   r.traits.point_read_while_mutable = RepTraits::Cost::kLogarithmic;
   r.traits.new_iterator_while_mutable = RepTraits::Cost::kLinear;
   r.options = &MapOptionTable();

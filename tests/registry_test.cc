@@ -1,12 +1,13 @@
 // The registry: lookup by name and alias, options strings in every form,
 // the option tables' messages, and the docs printed from the tables.
+#include "memrep/registry.h"
+
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <sstream>
 
 #include "memrep/memtable.h"
-#include "memrep/registry.h"
 #include "memrep/sorted_hash.h"
 #include "registry/registry.h"
 #include "sorted_hash/sorted_hash_rep.h"
@@ -97,12 +98,14 @@ TEST(RepSpec, BadStringsFailWithAClearMessageAndChangeNothing) {
       {"id=memrep.NoSuchRep; max_runs=4", "unknown memtable rep"},
       {"max_runs=4", "names no rep: begin it with id=<rep name>"},
       {"memrep.SortedHash:lots", "bucket_count='lots' is not a non-negative decimal number"},
-      {"memrep.SortedHash:99999999999", "bucket_count=99999999999 is out of range; use 1..1073741824, or 'auto'"},
+      {"memrep.SortedHash:99999999999",
+       "bucket_count=99999999999 is out of range; use 1..1073741824, or 'auto'"},
       {"id=memrep.SortedHash; max_runs=1", "max_runs=1 is out of range; use 2..64"},
       {"id=memrep.SortedHash; max_runs=-4", "max_runs='-4' is not a non-negative decimal number"},
       {"id=memrep.SortedHash; write_buffer_size=10", "write_buffer_size=10 is out of range"},
       {"id=memrep.SortedHash; write_buffer_size=big", "is not a size in bytes"},
-      {"id=memrep.SortedHash; buckets=4", "unknown memrep.SortedHash option 'buckets'; known: bucket_count"},
+      {"id=memrep.SortedHash; buckets=4",
+       "unknown memrep.SortedHash option 'buckets'; known: bucket_count"},
       {"id=memrep.SortedHash; max_runs", "is not name=value"},
   };
   for (const Case& c : cases) {

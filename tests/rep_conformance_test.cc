@@ -234,7 +234,7 @@ TEST_P(RepConformance, EmptyRep) {
 
 // Suites for what only some reps do, or only one face has: each runs the
 // params whose traits or face call for it (no test is skipped).
-class DuplicateConformance : public RepConformance {};  // traits: detects_duplicates
+class DuplicateConformance : public RepConformance {};   // traits: detects_duplicates
 class ConcurrentConformance : public RepConformance {};  // traits: concurrent_insert
 class RowConformance : public RepConformance {};         // the rows face
 class ViewConformance : public RepConformance {};        // the views face
@@ -273,7 +273,8 @@ TEST_P(ViewConformance, BatchesLandInOrder) {
     batch.push_back(EntryView::Of(keys[i], 100 + i, ValueType::kValue, keys[i]));
   }
   ASSERT_TRUE(rep_->AddBatch(batch, false).ok());
-  for (int i = 0; i < 50; ++i) model_[ModelKey{keys[i], 100u + i}] = ModelEntry{1, keys[i], nullptr};
+  for (int i = 0; i < 50; ++i)
+    model_[ModelKey{keys[i], 100u + i}] = ModelEntry{1, keys[i], nullptr};
   ExpectFullScansMatch();
 }
 
@@ -582,22 +583,26 @@ std::vector<Param> ParamsWhere(Pred pred) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllReps, RepConformance, ::testing::ValuesIn(AllParams()), ParamName);
-INSTANTIATE_TEST_SUITE_P(
-    DetectingReps, DuplicateConformance,
-    ::testing::ValuesIn(ParamsWhere([](const Param& p) { return p.traits.detects_duplicates; })),
-    ParamName);
-INSTANTIATE_TEST_SUITE_P(
-    ConcurrentReps, ConcurrentConformance,
-    ::testing::ValuesIn(ParamsWhere([](const Param& p) { return p.traits.concurrent_insert; })),
-    ParamName);
-INSTANTIATE_TEST_SUITE_P(
-    AllReps, RowConformance,
-    ::testing::ValuesIn(ParamsWhere([](const Param& p) { return p.face == Face::kRows; })),
-    ParamName);
-INSTANTIATE_TEST_SUITE_P(
-    AllReps, ViewConformance,
-    ::testing::ValuesIn(ParamsWhere([](const Param& p) { return p.face == Face::kViews; })),
-    ParamName);
+INSTANTIATE_TEST_SUITE_P(DetectingReps, DuplicateConformance,
+                         ::testing::ValuesIn(ParamsWhere([](const Param& p) {
+                           return p.traits.detects_duplicates;
+                         })),
+                         ParamName);
+INSTANTIATE_TEST_SUITE_P(ConcurrentReps, ConcurrentConformance,
+                         ::testing::ValuesIn(ParamsWhere([](const Param& p) {
+                           return p.traits.concurrent_insert;
+                         })),
+                         ParamName);
+INSTANTIATE_TEST_SUITE_P(AllReps, RowConformance,
+                         ::testing::ValuesIn(ParamsWhere([](const Param& p) {
+                           return p.face == Face::kRows;
+                         })),
+                         ParamName);
+INSTANTIATE_TEST_SUITE_P(AllReps, ViewConformance,
+                         ::testing::ValuesIn(ParamsWhere([](const Param& p) {
+                           return p.face == Face::kViews;
+                         })),
+                         ParamName);
 
 // The suite runs every registered rep: memrep's own and the tests' examples.
 TEST(RepConformanceCoverage, EveryRegisteredRepIsRun) {

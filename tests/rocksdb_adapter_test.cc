@@ -1,1 +1,280 @@
-// (being written)
+// The RocksDB face when a rep cannot take a row: RocksDB's write path cannot
+// fail, so the adapter keeps the row in its overflow, reads merge the two,
+// and the memtable reports itself full so that RocksDB switches it.
+#include <gtest/gtest.h>
+#include <rocksdb/db.h>
+#include <rocksdb/listener.h>
+
+#include <filesystem>
+#include <memory>
+#include <random>
+#include <set>
+#include <vector>
+
+#include "format/coding.h"
+#include "memory/arena.h"
+#include "memrep/rocksdb.h"
+#include "memrep/sorted_hash.h"
+#include "memtable_rep_adapter.h"
+#include "registry/registry.h"
+#include "rocksdb_abi.h"
+#include "sorted_hash/registration.h"
+#include "sorted_hash/sorted_hash_rep.h"
+#include "test_util.h"
+
+namespace memrep::rocksdb_plugin {
+namespace {
+
+namespace rdb = ROCKSDB_NAMESPACE;
+using testing::NumberKey;
+
+// RocksDB's memtable arena, as far as a rep sees it.
+class TestArena final : public rdb::Allocator {
+ public:
+  char* Allocate(size_t bytes) override { return arena_.AllocateAligned(bytes); }
+  char* AllocateAligned(size_t bytes, size_t, rdb::Logger*) override {
+    return arena_.AllocateAligned(bytes);
+  }
+  size_t BlockSize() const override { return 4096; }
+
+ private:
+  memory::Arena arena_;
+};
+
+// The memtable's key comparator: bytewise user keys, then sequence descending.
+class BytewiseKeyComparator final : public rdb::MemTableRep::KeyComparator {
+ public:
+  DecodedType decode_key(const char* key) const override {
+    return rdb::GetLengthPrefixedSlice(key);
+  }
+  int operator()(const char* a, const char* b) const override {
+    return Compare(decode_key(a), decode_key(b));
+  }
+  int operator()(const char* a, const DecodedType& b) const override {
+    return Compare(decode_key(a), b);
+  }
+
+ private:
+  static int Compare(rdb::Slice a, rdb::Slice b) {
+    const int c = rdb::Slice(a.data(), a.size() - 8).compare(rdb::Slice(b.data(), b.size() - 8));
+    if (c != 0) return c;
+    const uint64_t sa = format::DecodeFixed64(a.data() + a.size() - 8) >> 8;
+    const uint64_t sb = format::DecodeFixed64(b.data() + b.size() - 8) >> 8;
+    return sa > sb ? -1 : (sa < sb ? 1 : 0);
+  }
+};
+
+// A memtable row, written as RocksDB's MemTable::Add writes it.
+KeyHandle AddRow(rdb::MemTableRep* rep, const std::string& key, SequenceNumber seq,
+                 const std::string& value, bool* inserted) {
+  char* buf = nullptr;
+  KeyHandle h = rep->Allocate(RowSize(key.size(), value.size()), &buf);
+  EncodeRow(buf, EntryView::Of(key, seq, ValueType::kValue, value));
+  *inserted = rep->InsertKeyConcurrently(h);
+  return h;
+}
+
+std::string UserKeyOf(const char* row) { return std::string(DecodeRow(row).user_key); }
+
+// What RocksDB's Get would see for `key` at `seq`: the user keys of the rows
+// handed to its callback, in order, while they match.
+std::vector<SequenceNumber> Versions(rdb::MemTableRep* rep, const std::string& key) {
+  std::string memtable_key(5, '\0');
+  memtable_key.resize(
+      format::EncodeVarint32(memtable_key.data(), static_cast<uint32_t>(key.size() + 8)) -
+      memtable_key.data());
+  AppendInternalKey(&memtable_key, key, kMaxSequenceNumber,
+                    static_cast<uint8_t>(ValueType::kForSeek));
+  LookupKeyLayout layout{};
+  layout.start = memtable_key.data();
+  layout.kstart = memtable_key.data() + (memtable_key.size() - key.size() - 8);
+  layout.end = memtable_key.data() + memtable_key.size();
+  struct State {
+    std::string key;
+    std::vector<SequenceNumber> seen;
+  } state{key, {}};
+  rep->Get(reinterpret_cast<const rdb::LookupKey&>(layout), &state, [](void* arg, const char* row) {
+    auto* s = static_cast<State*>(arg);
+    const EntryView e = DecodeRow(row);
+    if (e.user_key != s->key) return false;
+    s->seen.push_back(e.sequence());
+    return true;
+  });
+  return state.seen;
+}
+
+class OverflowTest : public ::testing::Test {
+ protected:
+  // A memtable rep of the factory `spec` names, sized for a 1 MiB write buffer.
+  void Make(const std::string& spec) {
+    ASSERT_TRUE(NewRepFactory(spec, &factory_).ok());
+    rdb::ColumnFamilyOptions cf;
+    cf.write_buffer_size = 1 << 20;
+    ASSERT_TRUE(factory_->ValidateOptions(rdb::DBOptions(), cf).ok());
+    rep_.reset(factory_->CreateMemTableRep(cmp_, &arena_, nullptr, nullptr, 0));
+    adapter_ = dynamic_cast<MemTableRepAdapter*>(rep_.get());
+    ASSERT_NE(adapter_, nullptr) << "the factory fell back to another rep";
+  }
+
+  // Every row, forward and backward, is the expected set in order.
+  void ExpectScans(const std::set<std::pair<std::string, SequenceNumber>>& expected) {
+    std::unique_ptr<rdb::MemTableRep::Iterator> it(rep_->GetIterator(nullptr));
+    std::vector<std::pair<std::string, SequenceNumber>> forward, backward;
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+      forward.emplace_back(UserKeyOf(it->key()), DecodeRow(it->key()).sequence());
+    }
+    for (it->SeekToLast(); it->Valid(); it->Prev()) {
+      backward.emplace_back(UserKeyOf(it->key()), DecodeRow(it->key()).sequence());
+    }
+    // The model orders by key, then sequence descending.
+    std::vector<std::pair<std::string, SequenceNumber>> want(expected.begin(), expected.end());
+    std::stable_sort(want.begin(), want.end(), [](const auto& a, const auto& b) {
+      return a.first != b.first ? a.first < b.first : a.second > b.second;
+    });
+    EXPECT_EQ(forward, want);
+    std::reverse(backward.begin(), backward.end());
+    EXPECT_EQ(backward, want);
+  }
+
+  TestArena arena_;
+  BytewiseKeyComparator cmp_;
+  std::shared_ptr<rdb::MemTableRepFactory> factory_;
+  std::unique_ptr<rdb::MemTableRep> rep_;
+  MemTableRepAdapter* adapter_ = nullptr;
+};
+
+TEST_F(OverflowTest, AFullRepStillTakesEveryWriteReadsMergeAndTheMemtableAsksToBeSwitched) {
+  ASSERT_NO_FATAL_FAILURE(Make("id=test.Map; max_entries=100"));
+  const size_t usage_before = rep_->ApproximateMemoryUsage();
+  std::set<std::pair<std::string, SequenceNumber>> expected;
+  std::mt19937 rng(3);
+  for (int i = 0; i < 300; ++i) {
+    const std::string key = NumberKey(rng() % 120);
+    const SequenceNumber seq = 1 + i;
+    bool inserted = false;
+    AddRow(rep_.get(), key, seq, "v" + std::to_string(i), &inserted);
+    ASSERT_TRUE(inserted) << i << ": a write inside RocksDB must land";
+    expected.emplace(key, seq);
+  }
+  EXPECT_EQ(adapter_->OverflowCount(), 200u);
+  EXPECT_GE(rep_->ApproximateMemoryUsage(), usage_before + 2 * (1 << 20))
+      << "full: reported as more than the write buffer";
+  ExpectScans(expected);
+  // Get walks the versions of a key across both, newest first.
+  for (int k = 0; k < 120; ++k) {
+    std::vector<SequenceNumber> want;
+    for (auto it = expected.rbegin(); it != expected.rend(); ++it) {
+      if (it->first == NumberKey(k)) want.push_back(it->second);
+    }
+    std::sort(want.rbegin(), want.rend());
+    EXPECT_EQ(Versions(rep_.get(), NumberKey(k)), want) << NumberKey(k);
+  }
+  // Seeks, and direction changes across the two sources.
+  std::unique_ptr<rdb::MemTableRep::Iterator> it(rep_->GetIterator(nullptr));
+  std::string target;
+  AppendInternalKey(&target, NumberKey(60), kMaxSequenceNumber, 0x16);
+  it->Seek(rdb::Slice(target), nullptr);
+  ASSERT_TRUE(it->Valid());
+  EXPECT_GE(UserKeyOf(it->key()), NumberKey(60));
+  const std::string at = UserKeyOf(it->key());
+  const SequenceNumber at_seq = DecodeRow(it->key()).sequence();
+  it->Next();
+  it->Prev();
+  ASSERT_TRUE(it->Valid());
+  EXPECT_EQ(UserKeyOf(it->key()), at);
+  EXPECT_EQ(DecodeRow(it->key()).sequence(), at_seq);
+  // Duplicates are still refused, whichever side holds the original.
+  for (const auto& [key, seq] : {*expected.begin(), *expected.rbegin()}) {
+    bool inserted = true;
+    AddRow(rep_.get(), key, seq, "dup", &inserted);
+    EXPECT_FALSE(inserted) << key << "@" << seq;
+    std::string ikey;
+    AppendInternalKey(&ikey, key, seq, 1);
+    std::string memtable_key(1, static_cast<char>(ikey.size()));
+    EXPECT_TRUE(rep_->Contains((memtable_key + ikey).c_str()));
+  }
+  // The figure never grows once the memtable is read-only.
+  const size_t at_freeze = rep_->ApproximateMemoryUsage();
+  rep_->MarkReadOnly();
+  ExpectScans(expected);
+  EXPECT_LE(rep_->ApproximateMemoryUsage(), at_freeze);
+}
+
+// A rep whose region address space is exhausted: the same fallback.
+TEST_F(OverflowTest, ASortedHashRepWhoseRegionIsExhaustedKeepsTakingWrites) {
+  ASSERT_NO_FATAL_FAILURE(Make("test.TinySortedHash"));
+  std::set<std::pair<std::string, SequenceNumber>> expected;
+  for (int i = 0; i < 8000; ++i) {
+    bool inserted = false;
+    AddRow(rep_.get(), NumberKey(i), 1, std::string(200, 'v'), &inserted);
+    ASSERT_TRUE(inserted) << i;
+    expected.emplace(NumberKey(i), 1);
+  }
+  EXPECT_GT(adapter_->OverflowCount(), 0u) << "the 1 MiB region should have run out";
+  ExpectScans(expected);
+  EXPECT_EQ(Versions(rep_.get(), NumberKey(7999)), std::vector<SequenceNumber>{1});
+  EXPECT_EQ(Versions(rep_.get(), NumberKey(1)), std::vector<SequenceNumber>{1});
+}
+
+// A sorted hash rep over a region of 1 MiB of address space, for tests that
+// fill one up; registered with one line, as any rep is.
+Status MakeTinySortedHash(const registry::AnyOptions& options, const RepContext& context,
+                          std::unique_ptr<Rep>* out) {
+  return sorted_hash::SortedHashRep::Make(options.As<SortedHashOptions>(), context, out,
+                                          /*region_bytes=*/uint64_t{1} << 20);
+}
+const registry::Registration kTinySortedHash = [] {
+  registry::Registration r = sorted_hash::RepRegistration();
+  r.name = "test.TinySortedHash";
+  r.aliases = {};
+  r.conformance_options = {};
+  r.summary = "the sorted hash rep with a 1 MiB region (tests only)";
+  r.make = MakeTinySortedHash;
+  return r;
+}();
+const registry::Registrar kTinySortedHashRegistrar(&kTinySortedHash);
+
+class FlushCounter final : public rdb::EventListener {
+ public:
+  void OnFlushCompleted(rdb::DB*, const rdb::FlushJobInfo&) override { ++count; }
+  std::atomic<int> count{0};
+};
+
+// Through a real database: a rep that fills up long before the write buffer
+// does makes RocksDB switch memtables, and nothing is lost.
+TEST(OverflowDb, ARepThatFillsUpBeforeTheWriteBufferIsSwitchedAndLosesNothing) {
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("memrep_overflow_" + std::to_string(::getpid())))
+          .string();
+  std::filesystem::remove_all(path);
+  rdb::Options options;
+  options.create_if_missing = true;
+  options.write_buffer_size = 64 << 20;  // the rep's region holds 1 MiB
+  auto flushes = std::make_shared<FlushCounter>();
+  options.listeners.push_back(flushes);
+  ASSERT_TRUE(NewRepFactory("test.TinySortedHash", &options.memtable_factory).ok());
+  rdb::DB* raw = nullptr;
+  ASSERT_TRUE(rdb::DB::Open(options, path, &raw).ok());
+  std::unique_ptr<rdb::DB> db(raw);
+  rdb::WriteOptions write;
+  write.disableWAL = true;
+  constexpr int kKeys = 20000;
+  for (int i = 0; i < kKeys; ++i) {
+    ASSERT_TRUE(db->Put(write, NumberKey(i), std::string(100, 'a' + i % 26)).ok());
+  }
+  for (int i = 0; i < kKeys; i += 7) {
+    std::string v;
+    ASSERT_TRUE(db->Get(rdb::ReadOptions(), NumberKey(i), &v).ok()) << i;
+    EXPECT_EQ(v, std::string(100, 'a' + i % 26));
+  }
+  // 20000 rows of ~130 bytes fill a tenth of the write buffer but more than
+  // the rep's region: RocksDB must have switched memtables.
+  uint64_t active = 0;
+  ASSERT_TRUE(db->GetIntProperty("rocksdb.num-entries-active-mem-table", &active));
+  EXPECT_LT(active, static_cast<uint64_t>(kKeys)) << "flushes so far: " << flushes->count.load();
+  db.reset();
+  std::filesystem::remove_all(path);
+}
+
+}  // namespace
+}  // namespace memrep::rocksdb_plugin

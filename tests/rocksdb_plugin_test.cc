@@ -1,5 +1,5 @@
-// The plugin's face to RocksDB: factory strings, options, OPTIONS files,
-// comparator checks.
+// The plugin's face to RocksDB: factory strings for every registered rep,
+// options, OPTIONS files, comparator checks.
 #include <gtest/gtest.h>
 #include <rocksdb/comparator.h>
 #include <rocksdb/convenience.h>
@@ -11,14 +11,15 @@
 
 #include "comparator_probe.h"
 #include "format/coding.h"
-#include "memrep_rocksdb.h"
-#include "sorted_hash_factory.h"
+#include "memrep/registry.h"
+#include "memrep/rocksdb.h"
+#include "memrep/sorted_hash.h"
+#include "rep_factory.h"
 
 namespace memrep::rocksdb_plugin {
 namespace {
 
 namespace rdb = ROCKSDB_NAMESPACE;
-using memrep::rocksdb_plugin::SortedHashRepFactory;
 
 rdb::Status Create(const std::string& spec, std::shared_ptr<rdb::MemTableRepFactory>* out) {
   rdb::ConfigOptions config;
@@ -27,37 +28,62 @@ rdb::Status Create(const std::string& spec, std::shared_ptr<rdb::MemTableRepFact
   return rdb::MemTableRepFactory::CreateFromString(config, spec, out);
 }
 
-const SortedHashOptions& OptionsOf(const rdb::MemTableRepFactory& f) {
-  return static_cast<const SortedHashRepFactory&>(f).options();
+// The value of a memrep factory's option, as its options string writes it.
+std::string OptionOf(const rdb::MemTableRepFactory& f, const std::string& name) {
+  std::string value;
+  EXPECT_TRUE(static_cast<const RepFactory&>(f).spec().Get(name, &value).ok()) << name;
+  return value;
+}
+
+std::shared_ptr<rdb::MemTableRepFactory> SortedHash() {
+  std::shared_ptr<rdb::MemTableRepFactory> f;
+  EXPECT_TRUE(NewRepFactory("memrep.SortedHash", &f).ok());
+  return f;
 }
 
 TEST(PluginFactory, EveryDocumentedSpellingWorks) {
   struct Case {
     const char* spec;
-    uint64_t buckets;
+    const char* buckets;
   } cases[] = {
-      {"memrep.SortedHash", 0},
-      {"sorted_hash", 0},
-      {"memrep.SortedHash:4096", 4096},
-      {"sorted_hash:100", 100},
-      {"speedb.HashSpdRepFactory", 0},
-      {"speedb.HashSpdRepFactory:1000", 1000},
-      {"id=memrep.SortedHash; bucket_count=8192", 8192},
-      {"id=memrep.SortedHash; bucket_count=auto; max_runs=4; seal_threshold=64", 0},
+      {"memrep.SortedHash", "auto"},
+      {"sorted_hash", "auto"},
+      {"memrep.SortedHash:4096", "4096"},
+      {"sorted_hash:100", "100"},
+      {"speedb.HashSpdRepFactory", "auto"},
+      {"speedb.HashSpdRepFactory:1000", "1000"},
+      {"id=memrep.SortedHash; bucket_count=8192", "8192"},
+      {"id=memrep.SortedHash; bucket_count=auto; max_runs=4; seal_threshold=64", "auto"},
   };
   for (const Case& c : cases) {
     std::shared_ptr<rdb::MemTableRepFactory> f;
     rdb::Status s = Create(c.spec, &f);
     ASSERT_TRUE(s.ok()) << c.spec << ": " << s.ToString();
     EXPECT_STREQ(f->Name(), "memrep.SortedHash") << c.spec;
-    EXPECT_EQ(OptionsOf(*f).bucket_count, c.buckets) << c.spec;
-    EXPECT_TRUE(f->IsInsertConcurrentlySupported());
-    EXPECT_TRUE(f->CanHandleDuplicatedKey());
+    EXPECT_TRUE(f->IsInstanceOf("sorted_hash")) << c.spec << ": the nickname";
+    EXPECT_EQ(OptionOf(*f, "bucket_count"), c.buckets) << c.spec;
   }
   std::shared_ptr<rdb::MemTableRepFactory> f;
   ASSERT_TRUE(Create("id=memrep.SortedHash; max_runs=4; seal_threshold=64", &f).ok());
-  EXPECT_EQ(OptionsOf(*f).max_runs, 4u);
-  EXPECT_EQ(OptionsOf(*f).seal_threshold, 64u);
+  EXPECT_EQ(OptionOf(*f, "max_runs"), "4");
+  EXPECT_EQ(OptionOf(*f, "seal_threshold"), "64");
+}
+
+// Every rep of the registry is a factory, by each of its names, with the
+// capabilities its traits declare.
+TEST(PluginFactory, EveryRegisteredRepIsAFactoryWithItsTraits) {
+  for (const RepInfo& rep : ListReps()) {
+    std::vector<std::string> names = rep.aliases;
+    names.push_back(rep.name);
+    for (const std::string& name : names) {
+      std::shared_ptr<rdb::MemTableRepFactory> f;
+      rdb::Status s = Create(name, &f);
+      ASSERT_TRUE(s.ok()) << name << ": " << s.ToString();
+      EXPECT_EQ(f->Name(), rep.name) << name;
+      EXPECT_EQ(f->IsInsertConcurrentlySupported(), rep.traits.concurrent_insert) << name;
+      EXPECT_EQ(f->CanHandleDuplicatedKey(), rep.traits.detects_duplicates) << name;
+    }
+  }
 }
 
 TEST(PluginFactory, BadSpecsFailWithAClearMessage) {
@@ -65,15 +91,16 @@ TEST(PluginFactory, BadSpecsFailWithAClearMessage) {
     const char* spec;
     const char* says;  // part of the message
   } cases[] = {
-      {"memrep.SortedHash:0", "bucket_count=0"},
+      {"memrep.SortedHash:-1", "bucket_count='-1' is not a non-negative decimal number"},
       {"memrep.SortedHash:99999999999999", "out of range"},
-      {"speedb.HashSpdRepFactory:0", "bucket_count=0"},
+      {"speedb.HashSpdRepFactory:1099511627776", "bucket_count=1099511627776 is out of range"},
       {"id=memrep.SortedHash; bucket_count=lots", "not a non-negative decimal number"},
       {"id=memrep.SortedHash; bucket_count=-5", "not a non-negative decimal number"},
-      {"id=memrep.SortedHash; bucket_count=0", "'auto'"},
+      {"id=memrep.SortedHash; bucket_count=-1", "not a non-negative decimal number"},
       {"id=memrep.SortedHash; max_runs=1", "max_runs=1 is out of range"},
       {"id=memrep.SortedHash; write_buffer_size=10", "write_buffer_size=10"},
       {"id=memrep.SortedHash; no_such_option=1", "no_such_option"},
+      {"memrep.SortedHash:many", "not a non-negative decimal number"},
   };
   for (const Case& c : cases) {
     std::shared_ptr<rdb::MemTableRepFactory> f;
@@ -81,9 +108,9 @@ TEST(PluginFactory, BadSpecsFailWithAClearMessage) {
     EXPECT_TRUE(s.IsInvalidArgument()) << c.spec << " gave " << s.ToString();
     EXPECT_NE(s.ToString().find(c.says), std::string::npos) << c.spec << " gave " << s.ToString();
   }
-  // A malformed number after the colon matches no factory at all.
+  // An unknown rep is RocksDB's own error.
   std::shared_ptr<rdb::MemTableRepFactory> f;
-  EXPECT_FALSE(Create("memrep.SortedHash:many", &f).ok());
+  EXPECT_FALSE(Create("memrep.NoSuchRep", &f).ok());
 }
 
 // A user key with an 8-byte little-endian timestamp suffix, newest first, like
@@ -100,8 +127,7 @@ class U64TimestampComparator final : public rdb::Comparator {
     const uint64_t ta = format::DecodeFixed64(a.data()), tb = format::DecodeFixed64(b.data());
     return ta > tb ? -1 : (ta < tb ? 1 : 0);
   }
-  int CompareWithoutTimestamp(const rdb::Slice& a, bool, const rdb::Slice& b,
-                              bool) const override {
+  int CompareWithoutTimestamp(const rdb::Slice& a, bool, const rdb::Slice& b, bool) const override {
     return rdb::Slice(a.data(), a.size() - 8).compare(rdb::Slice(b.data(), b.size() - 8));
   }
   void FindShortestSeparator(std::string*, const rdb::Slice&) const override {}
@@ -127,8 +153,9 @@ class PluginDbTest : public ::testing::Test {
 TEST_F(PluginDbTest, OptionsFileRoundTrips) {
   rdb::Options options;
   options.create_if_missing = true;
-  ASSERT_TRUE(Create("id=memrep.SortedHash; bucket_count=4096; max_runs=5",
-                     &options.memtable_factory).ok());
+  ASSERT_TRUE(
+      Create("id=memrep.SortedHash; bucket_count=4096; max_runs=5", &options.memtable_factory)
+          .ok());
   {
     rdb::DB* raw;
     ASSERT_TRUE(rdb::DB::Open(options, path_, &raw).ok());
@@ -145,8 +172,8 @@ TEST_F(PluginDbTest, OptionsFileRoundTrips) {
   const auto& factory = cfs[0].options.memtable_factory;
   ASSERT_NE(factory, nullptr);
   EXPECT_STREQ(factory->Name(), "memrep.SortedHash");
-  EXPECT_EQ(OptionsOf(*factory).bucket_count, 4096u);
-  EXPECT_EQ(OptionsOf(*factory).max_runs, 5u);
+  EXPECT_EQ(OptionOf(*factory, "bucket_count"), "4096");
+  EXPECT_EQ(OptionOf(*factory, "max_runs"), "5");
   // And the loaded options open the database again.
   rdb::Options reopened(db_options, cfs[0].options);
   rdb::DB* raw;
@@ -166,7 +193,7 @@ TEST_F(PluginDbTest, AWriteBufferManagerCountsTheEntries) {
   options.create_if_missing = true;
   options.write_buffer_size = 16 << 20;
   options.write_buffer_manager = manager;
-  options.memtable_factory = NewSortedHashRepFactory();
+  options.memtable_factory = SortedHash();
   rdb::DB* raw;
   ASSERT_TRUE(rdb::DB::Open(options, path_, &raw).ok());
   std::unique_ptr<rdb::DB> db(raw);
@@ -188,7 +215,7 @@ TEST_F(PluginDbTest, HashIndexIsSizedFromTheWriteBufferAndCharged) {
     rdb::Options options;
     options.create_if_missing = true;
     options.write_buffer_size = mib << 20;
-    options.memtable_factory = NewSortedHashRepFactory();
+    options.memtable_factory = SortedHash();
     rdb::DB* raw;
     ASSERT_TRUE(rdb::DB::Open(options, path_, &raw).ok());
     std::unique_ptr<rdb::DB> db(raw);
@@ -206,7 +233,7 @@ TEST_F(PluginDbTest, AWriteBufferBeyondTheNodeRegionIsRefusedAtOpen) {
   rdb::Options options;
   options.create_if_missing = true;
   options.write_buffer_size = SortedHashOptions::kMaxWriteBufferSize + 1;
-  options.memtable_factory = NewSortedHashRepFactory();
+  options.memtable_factory = SortedHash();
   rdb::DB* raw = nullptr;
   rdb::Status s = rdb::DB::Open(options, path_, &raw);
   EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
@@ -215,13 +242,31 @@ TEST_F(PluginDbTest, AWriteBufferBeyondTheNodeRegionIsRefusedAtOpen) {
   delete raw;
 }
 
-TEST_F(PluginDbTest, NonBytewiseComparatorsAreRefusedAtOpen) {
+// A case-folding order: a user comparator the plugin cannot recognise.
+class CaseFoldingComparator final : public rdb::Comparator {
+ public:
+  const char* Name() const override { return "test.CaseFolding"; }
+  int Compare(const rdb::Slice& a, const rdb::Slice& b) const override {
+    const size_t n = std::min(a.size(), b.size());
+    for (size_t i = 0; i < n; ++i) {
+      const int ca = std::tolower(static_cast<unsigned char>(a[i]));
+      const int cb = std::tolower(static_cast<unsigned char>(b[i]));
+      if (ca != cb) return ca < cb ? -1 : 1;
+    }
+    return a.size() < b.size() ? -1 : (a.size() > b.size() ? 1 : 0);
+  }
+  void FindShortestSeparator(std::string*, const rdb::Slice&) const override {}
+  void FindShortSuccessor(std::string*) const override {}
+};
+const CaseFoldingComparator kCaseFolding;
+
+TEST_F(PluginDbTest, ComparatorsOtherThanTheBytewiseOrdersAreRefusedAtOpen) {
   for (const rdb::Comparator* cmp :
-       std::vector<const rdb::Comparator*>{rdb::ReverseBytewiseComparator(), &kTimestampComparator}) {
+       std::vector<const rdb::Comparator*>{&kCaseFolding, &kTimestampComparator}) {
     rdb::Options options;
     options.create_if_missing = true;
     options.comparator = cmp;
-    options.memtable_factory = NewSortedHashRepFactory();
+    options.memtable_factory = SortedHash();
     rdb::DB* raw = nullptr;
     rdb::Status s = rdb::DB::Open(options, path_, &raw);
     EXPECT_TRUE(s.IsInvalidArgument()) << cmp->Name() << ": " << s.ToString();
@@ -257,10 +302,12 @@ class TestKeyComparator final : public rdb::MemTableRep::KeyComparator {
   const rdb::Comparator* user_;
 };
 
-TEST(ComparatorProbe, RecognisesBytewiseAndNothingElse) {
-  EXPECT_TRUE(IsBytewiseOrder(TestKeyComparator(rdb::BytewiseComparator())));
-  EXPECT_FALSE(IsBytewiseOrder(TestKeyComparator(rdb::ReverseBytewiseComparator())));
-  EXPECT_FALSE(IsBytewiseOrder(TestKeyComparator(&kTimestampComparator)));
+TEST(ComparatorProbe, RecognisesTheBytewiseOrdersAndNothingElse) {
+  EXPECT_EQ(ProbeOrder(TestKeyComparator(rdb::BytewiseComparator())), BytewiseComparator());
+  EXPECT_EQ(ProbeOrder(TestKeyComparator(rdb::ReverseBytewiseComparator())),
+            ReverseBytewiseComparator());
+  EXPECT_EQ(ProbeOrder(TestKeyComparator(&kTimestampComparator)), nullptr);
+  EXPECT_EQ(ProbeOrder(TestKeyComparator(&kCaseFolding)), nullptr);
 }
 
 }  // namespace

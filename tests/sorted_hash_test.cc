@@ -1,21 +1,18 @@
 // Behaviour particular to the sorted hash rep: its runs, its background work
 // and its memory accounting.
-#include "sorted_hash/sorted_hash_rep.h"
-
-#include "runs/sorted_run.h"
-#include "sorted_hash/node.h"
-
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
 #include <thread>
 
-#include "test_util.h"
 #include "concurrency/background_pool.h"
 #include "memory/arena.h"
+#include "runs/sorted_run.h"
+#include "sorted_hash/node.h"
+#include "sorted_hash/sorted_hash_rep.h"
+#include "test_util.h"
 
 namespace memrep::sorted_hash {
 namespace {
@@ -54,7 +51,8 @@ TEST(SortedHash, FreezeSortsEverythingIntoOneRun) {
   o.seal_threshold = 16;
   auto rep_owner = Make(o, &arena);
   SortedHashRep& rep = *rep_owner;
-  for (int i = 0; i < 5000; ++i) ASSERT_TRUE(rep.Insert(MakeEntry(&rep, NumberKey(i * 7919 % 5000), 1, 1, "v")));
+  for (int i = 0; i < 5000; ++i)
+    ASSERT_TRUE(rep.Insert(MakeEntry(&rep, NumberKey(i * 7919 % 5000), 1, 1, "v")));
   rep.Freeze();
   WaitForRuns(rep, 1);
   EXPECT_EQ(rep.NumRuns(), 1u);
@@ -128,14 +126,14 @@ TEST(SortedHash, MemoryUsageChargesRunsInAdvanceAndNeverGrowsAfterFreeze) {
   EXPECT_GE(rep.NodeBytes(), 3000 * (sizeof(Node) + entry_bytes));
   EXPECT_GE(arena.MemoryUsage(), rep.NodeBytes());
   const size_t table_bytes =
-      rep.NodeBytes() / memory::RowRegion::ChunkBytesFor(SortedHashOptions::kDefaultWriteBufferSize) * sizeof(char*);
+      rep.NodeBytes() /
+      memory::RowRegion::ChunkBytesFor(SortedHashOptions::kDefaultWriteBufferSize) * sizeof(char*);
   const size_t at_freeze = rep.MemoryUsage();
-  EXPECT_EQ(at_freeze, table_bytes + kBuckets + 3000 * 2 * SortedRun::kMaxBytesPerEntry +
-                           3000 * 2 *
-                               (SortedRun::kBytesPerEntryWithPrefixes -
-                                SortedRun::kMaxBytesPerEntry) +
-                           500 * 3 * SortedRun::kBytesPerEntryWithPrefixes +
-                           2 * sizeof(uint64_t) * (3000 * 5 / (4 * SortedRun::kTopStride)));
+  EXPECT_EQ(at_freeze,
+            table_bytes + kBuckets + 3000 * 2 * SortedRun::kMaxBytesPerEntry +
+                3000 * 2 * (SortedRun::kBytesPerEntryWithPrefixes - SortedRun::kMaxBytesPerEntry) +
+                500 * 3 * SortedRun::kBytesPerEntryWithPrefixes +
+                2 * sizeof(uint64_t) * (3000 * 5 / (4 * SortedRun::kTopStride)));
   rep.Freeze();
   for (int i = 0; i < 20 && rep.NumRuns() != 1; ++i) {
     rep.NewIterator()->SeekToLast();
@@ -179,11 +177,13 @@ TEST(SortedHash, ARepositionedIteratorMovesToMergedRuns) {
     o.background_cut = SortedHashOptions::kMaxThreshold;  // only iterators and idle checks cut
     o.seal_threshold = 16;
     auto rep_owner = Make(o, &arena);
-  SortedHashRep& rep = *rep_owner;
-    for (int i = 0; i < 200; i += 2) ASSERT_TRUE(rep.Insert(MakeEntry(&rep, NumberKey(i), 1, 1, "v")));
+    SortedHashRep& rep = *rep_owner;
+    for (int i = 0; i < 200; i += 2)
+      ASSERT_TRUE(rep.Insert(MakeEntry(&rep, NumberKey(i), 1, 1, "v")));
     auto it = rep.NewIterator();
     it->SeekToFirst();  // a first run of 100
-    for (int i = 1; i < 200; i += 2) ASSERT_TRUE(rep.Insert(MakeEntry(&rep, NumberKey(i), 1, 1, "v")));
+    for (int i = 1; i < 200; i += 2)
+      ASSERT_TRUE(rep.Insert(MakeEntry(&rep, NumberKey(i), 1, 1, "v")));
     it->SeekToFirst();  // a second run of 100, unless the worker already merged
     WaitForRuns(rep, 1);
     ASSERT_EQ(rep.NumRuns(), 1u);
@@ -196,7 +196,8 @@ TEST(SortedHash, ARepositionedIteratorMovesToMergedRuns) {
     EXPECT_EQ(it->entry().user_key, NumberKey(150));
     EXPECT_EQ(rep.RunBytes(), merged_bytes) << "the old runs are still pinned";
     int n = 0;
-    for (it->SeekToFirst(); it->Valid(); it->Next()) ASSERT_EQ(it->entry().user_key, NumberKey(n++));
+    for (it->SeekToFirst(); it->Valid(); it->Next())
+      ASSERT_EQ(it->entry().user_key, NumberKey(n++));
     EXPECT_EQ(n, 200);
     return;
   }
@@ -211,7 +212,8 @@ TEST(SortedHash, ApproximateNumEntriesCountsUnsortedEntries) {
   SortedHashRep& rep = *rep_owner;
   for (int i = 0; i < 500; ++i) ASSERT_TRUE(rep.Insert(MakeEntry(&rep, NumberKey(i), 1, 1, "v")));
   rep.NewIterator()->SeekToFirst();  // sorts the first 500 into a run
-  for (int i = 500; i < 1000; ++i) ASSERT_TRUE(rep.Insert(MakeEntry(&rep, NumberKey(i), 1, 1, "v")));
+  for (int i = 500; i < 1000; ++i)
+    ASSERT_TRUE(rep.Insert(MakeEntry(&rep, NumberKey(i), 1, 1, "v")));
   EXPECT_EQ(rep.ApproximateNumEntries(testing::InternalKey(NumberKey(600), kMaxSequenceNumber),
                                       testing::InternalKey(NumberKey(800), kMaxSequenceNumber)),
             200u);
@@ -244,7 +246,8 @@ TEST(SortedHash, DestroyingWhileBackgroundWorkIsQueuedIsSafe) {
     o.background_cut = 8;
     o.bucket_count = 1024;
     auto rep = Make(o, &arena);
-    for (int i = 0; i < 500; ++i) ASSERT_TRUE(rep->Insert(MakeEntry(rep.get(), NumberKey(i), 1, 1, "v")));
+    for (int i = 0; i < 500; ++i)
+      ASSERT_TRUE(rep->Insert(MakeEntry(rep.get(), NumberKey(i), 1, 1, "v")));
     rep->Freeze();
     rep.reset();  // tasks still queued for it must not touch the freed arena
   }

@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <random>
 
+#include "memory/arena.h"
 #include "runs/merging_cursor.h"
 #include "runs/run_set.h"
 #include "test_util.h"
-#include "memory/arena.h"
 
 namespace memrep::runs {
 namespace {
@@ -195,8 +195,9 @@ TEST_F(SortedRunTest, SmallRunsKeepEveryPrefixAndBigRunsOnlyFences) {
   }
   SortSlots(order_, &slots);
   const SortedRun big(&region_, slots, memory_);
-  EXPECT_LE(big.bytes(), slots.size() * SortedRun::kMaxBytesPerEntry + 8 +
-                            8 * (slots.size() / (SortedRun::kFenceStride * SortedRun::kTopStride) + 1));
+  EXPECT_LE(big.bytes(),
+            slots.size() * SortedRun::kMaxBytesPerEntry + 8 +
+                8 * (slots.size() / (SortedRun::kFenceStride * SortedRun::kTopStride) + 1));
   const std::vector<RunSlot> half(slots.begin(), slots.begin() + SortedRun::kPrefixedRunMax);
   const SortedRun small(&region_, half, memory_);
   EXPECT_GE(small.bytes(), half.size() * SortedRun::kBytesPerEntryWithPrefixes);
@@ -242,7 +243,8 @@ TEST_F(SortedRunTest, PickMergeJoinsTheSmallestRunsWithinTheRatio) {
   ASSERT_TRUE(PickMerge(set, 8, false, &a, &b));
   EXPECT_EQ(std::minmax(a, b), std::minmax(size_t{1}, size_t{2}));
   // Each run more than kMergeRatio times the next: in shape, unless all are wanted.
-  set = SetOfSizes({100, 100 * kMergeRatio + 1, (100 * kMergeRatio + 1) * kMergeRatio + 1}, memory_);
+  set =
+      SetOfSizes({100, 100 * kMergeRatio + 1, (100 * kMergeRatio + 1) * kMergeRatio + 1}, memory_);
   EXPECT_FALSE(PickMerge(set, 8, false, &a, &b));
   ASSERT_TRUE(PickMerge(set, 8, true, &a, &b));
   EXPECT_EQ(std::minmax(a, b), std::minmax(size_t{0}, size_t{1})) << "the two smallest";

@@ -124,40 +124,41 @@ TEST_P(StressTest, WritersReadersIteratorsAndSwitches) {
       ++checks;
     }
   });
-  for (int r = 0; r < 2; ++r) threads.emplace_back([&] {  // iterator readers
-    while (!stop.load(std::memory_order_relaxed)) {
-      std::shared_ptr<Table> t = stress.Current();
-      std::array<int64_t, kWriters> done;
-      for (int w = 0; w < kWriters; ++w) done[w] = t->progress[w].load(std::memory_order_acquire);
-      std::unique_ptr<MemTableIterator> it;
-      ASSERT_TRUE(t->mt->NewIterator(&it).ok());
-      for (int w = 0; w < kWriters; ++w) {
-        if (done[w] == 0) continue;
-        const std::string key = Key(w, done[w] - 1);
-        it->Seek(key);
-        ASSERT_TRUE(it->Valid()) << key;
-        ASSERT_EQ(it->entry().user_key, key) << "an iterator must see every finished Put";
-      }
-      // A short scan in each direction stays strictly ordered.
-      std::string prev;
-      int n = 0;
-      for (it->SeekToFirst(); it->Valid() && n < 200; it->Next(), ++n) {
-        std::string k(it->entry().user_key);
-        ASSERT_LT(prev, k);
-        prev = k;
-      }
-      prev.clear();
-      n = 0;
-      for (it->SeekToLast(); it->Valid() && n < 200; it->Prev(), ++n) {
-        std::string k(it->entry().user_key);
-        if (!prev.empty()) {
-          ASSERT_GT(prev, k);
+  for (int r = 0; r < 2; ++r)
+    threads.emplace_back([&] {  // iterator readers
+      while (!stop.load(std::memory_order_relaxed)) {
+        std::shared_ptr<Table> t = stress.Current();
+        std::array<int64_t, kWriters> done;
+        for (int w = 0; w < kWriters; ++w) done[w] = t->progress[w].load(std::memory_order_acquire);
+        std::unique_ptr<MemTableIterator> it;
+        ASSERT_TRUE(t->mt->NewIterator(&it).ok());
+        for (int w = 0; w < kWriters; ++w) {
+          if (done[w] == 0) continue;
+          const std::string key = Key(w, done[w] - 1);
+          it->Seek(key);
+          ASSERT_TRUE(it->Valid()) << key;
+          ASSERT_EQ(it->entry().user_key, key) << "an iterator must see every finished Put";
         }
-        prev = k;
+        // A short scan in each direction stays strictly ordered.
+        std::string prev;
+        int n = 0;
+        for (it->SeekToFirst(); it->Valid() && n < 200; it->Next(), ++n) {
+          std::string k(it->entry().user_key);
+          ASSERT_LT(prev, k);
+          prev = k;
+        }
+        prev.clear();
+        n = 0;
+        for (it->SeekToLast(); it->Valid() && n < 200; it->Prev(), ++n) {
+          std::string k(it->entry().user_key);
+          if (!prev.empty()) {
+            ASSERT_GT(prev, k);
+          }
+          prev = k;
+        }
+        ++checks;
       }
-      ++checks;
-    }
-  });
+    });
   threads.emplace_back([&] {  // switcher: a new memtable every few milliseconds
     for (int n = 0; n < 60 && !stop.load(); ++n) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));

@@ -98,7 +98,7 @@ struct RepTraits {
   enum class Comparators : uint8_t {
     kAny,           // every UserKeyComparator
     kByteEquality,  // any order in which only byte-equal keys compare equal (hash indexes)
-    kBytewise,      // BytewiseComparator() and ReverseBytewiseComparator() only (tries, radix sorts)
+    kBytewise,  // BytewiseComparator() and ReverseBytewiseComparator() only (tries, radix sorts)
   };
 
   // InsertConcurrently / Add(..., concurrent=true) from many threads at once.
@@ -181,7 +181,8 @@ class MEMREP_EXPORT Rep {
   // Whether a row with this internal key's user key and sequence is stored.
   virtual bool Contains(std::string_view internal_key) const = 0;
   // Up to `target` distinct rows chosen at random, appended to *out.
-  virtual Status RandomSample(size_t target, uint64_t seed, std::vector<const char*>* out) const = 0;
+  virtual Status RandomSample(size_t target, uint64_t seed,
+                              std::vector<const char*>* out) const = 0;
 
   // ---- Views (a rep built without rows) ----
 

@@ -44,7 +44,9 @@ class MEMREP_EXPORT [[nodiscard]] Status {
   Status& operator=(Status&&) noexcept = default;
 
   static Status OK() noexcept { return Status(); }
-  static Status InvalidArgument(std::string_view msg) noexcept { return {Code::kInvalidArgument, msg}; }
+  static Status InvalidArgument(std::string_view msg) noexcept {
+    return {Code::kInvalidArgument, msg};
+  }
   static Status NotFound(std::string_view msg = {}) noexcept { return {Code::kNotFound, msg}; }
   static Status AlreadyExists(std::string_view msg) noexcept { return {Code::kAlreadyExists, msg}; }
   static Status Frozen(std::string_view msg) noexcept { return {Code::kFrozen, msg}; }

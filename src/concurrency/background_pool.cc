@@ -57,8 +57,8 @@ constexpr std::chrono::milliseconds kMaxDelay = std::chrono::hours(24 * 365 * 10
 
 // Waits on `cv` with `mu` held, until `deadline` if there is one.
 template <typename Pred>
-void WaitOn(CondVar& cv, Mutex& mu, Pred pred, Clock::time_point deadline = Clock::time_point::max())
-    REQUIRES(mu) {
+void WaitOn(CondVar& cv, Mutex& mu, Pred pred,
+            Clock::time_point deadline = Clock::time_point::max()) REQUIRES(mu) {
   if (deadline == Clock::time_point::max()) {
     cv.Wait(&mu, pred);
   } else {

@@ -128,8 +128,8 @@ class BackgroundPool {
   void RemoveJob(const std::shared_ptr<ParallelJob>& job) EXCLUDES(mu_);
 
   Mutex mu_;
-  CondVar work_;           // ready_ or jobs_ grew, an earlier timer came, or stop_
-  CondVar drained_;        // an epoch of pending_ emptied
+  CondVar work_;     // ready_ or jobs_ grew, an earlier timer came, or stop_
+  CondVar drained_;  // an epoch of pending_ emptied
   std::deque<std::shared_ptr<StrandQueue>> ready_ GUARDED_BY(mu_);
   std::vector<std::shared_ptr<ParallelJob>> jobs_ GUARDED_BY(mu_);
   std::multimap<Clock::time_point, Timer> timers_ GUARDED_BY(mu_);  // equal times keep post order

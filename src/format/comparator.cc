@@ -1,5 +1,6 @@
-#include "format/key_order.h"
 #include "memrep/comparator.h"
+
+#include "format/key_order.h"
 
 namespace memrep {
 namespace {

@@ -228,7 +228,8 @@ Status MemTable::Get(std::string_view key, SequenceNumber snapshot, std::string*
     case ValueType::kDeletion:
       return Status::NotFound("deleted at sequence " + std::to_string(state.sequence));
     default:
-      return Status::InvalidArgument("the newest record is a merge operand; read it with an iterator");
+      return Status::InvalidArgument(
+          "the newest record is a merge operand; read it with an iterator");
   }
 }
 

@@ -62,7 +62,8 @@ Status Register(const Registration* registration) {
 Registrar::Registrar(const Registration* registration) {
   Status s = Register(registration);
   // Two reps with one name is a build error; the first keeps the name.
-  if (!s.ok()) std::fprintf(stderr, "memrep: %s; this one is not registered\n", s.ToString().c_str());
+  if (!s.ok())
+    std::fprintf(stderr, "memrep: %s; this one is not registered\n", s.ToString().c_str());
 }
 
 const Registration* Find(std::string_view name) {

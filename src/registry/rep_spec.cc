@@ -102,9 +102,9 @@ Status ParseSpec(std::string_view text, RepSpec::Impl* impl) {
       }
     }
     if (name.empty()) {
-      return Status::InvalidArgument("options string '" + std::string(text) +
-                                     "' names no rep: begin it with id=<rep name>; known reps: " +
-                                     registry::KnownNames());
+      return Status::InvalidArgument(
+          "options string '" + std::string(text) +
+          "' names no rep: begin it with id=<rep name>; known reps: " + registry::KnownNames());
     }
     const registry::Registration* rep = registry::Find(name);
     if (rep == nullptr) return UnknownRep(name);
@@ -165,8 +165,9 @@ Status RepSpec::Parse(std::string_view text, RepSpec* out) {
 }
 
 RepSpec::RepSpec()
-    : impl_(std::make_unique<Impl>(Impl{registry::BuiltinReps().front(),
-                                        registry::AnyOptions(registry::BuiltinReps().front()->options)})) {}
+    : impl_(std::make_unique<Impl>(
+          Impl{registry::BuiltinReps().front(),
+               registry::AnyOptions(registry::BuiltinReps().front()->options)})) {}
 RepSpec::RepSpec(const RepSpec& other) : impl_(std::make_unique<Impl>(*other.impl_)) {}
 RepSpec& RepSpec::operator=(const RepSpec& other) {
   if (this != &other) impl_ = std::make_unique<Impl>(*other.impl_);
@@ -217,8 +218,9 @@ Status RepSpec::CheckComparator(const UserKeyComparator* comparator) const {
       return Status::OK();
     case RepTraits::Comparators::kBytewise:
       return Status::InvalidArgument(
-          name() + " orders keys by their bytes, so it serves only memrep::BytewiseComparator() "
-                   "and ReverseBytewiseComparator(), not " +
+          name() +
+          " orders keys by their bytes, so it serves only memrep::BytewiseComparator() "
+          "and ReverseBytewiseComparator(), not " +
           comparator->Name() + "; use a rep whose traits allow any comparator");
   }
   return Status::OK();

@@ -32,7 +32,8 @@ class MergingCursor {
 
   // REQUIRES: `run` outlives the cursor's use of it.
   void AddSource(const SortedRun* run) {
-    if (run->size() > 0) sources_.push_back(Source{run, static_cast<ptrdiff_t>(run->size()), 0, 0, {}});
+    if (run->size() > 0)
+      sources_.push_back(Source{run, static_cast<ptrdiff_t>(run->size()), 0, 0, {}});
   }
 
   bool Valid() const { return current_ >= 0; }
@@ -49,8 +50,8 @@ class MergingCursor {
   struct Source {
     const SortedRun* run;
     ptrdiff_t n;
-    ptrdiff_t pos;    // -1 or n: exhausted in that direction
-    uint64_t prefix;  // of the entry at pos, when pos is in range
+    ptrdiff_t pos;           // -1 or n: exhausted in that direction
+    uint64_t prefix;         // of the entry at pos, when pos is in range
     SortedRun::Range range;  // a search in progress (SeekAll)
   };
   static const char* Row(const Source& s) { return s.run->row(static_cast<size_t>(s.pos)); }

@@ -137,8 +137,7 @@ RunIndex::View RunIndex::Snapshot() {
   // Ask once per run-set version for background work when this view is not a
   // single array: the strand then merges, or cuts and merges when idle.
   if ((view.set->runs.size() > 1 || view.tail.size() > 0) &&
-      nudged_version_.exchange(view.set->version, std::memory_order_relaxed) !=
-          view.set->version) {
+      nudged_version_.exchange(view.set->version, std::memory_order_relaxed) != view.set->version) {
     Schedule(false);
   }
   return view;
@@ -176,7 +175,7 @@ bool RunIndex::CutAndMerge(bool idle) {
   // The tail readers have sorted so far is reused: only newer rows are sorted here.
   Tail tail = BuildTail(*base);
   const bool cut = tail.size() > 0 && (idle || tail.size() >= options_.background_cut ||
-                                        tail.size() >= options_.seal_threshold);
+                                       tail.size() >= options_.seal_threshold);
   if (cut) {
     // May lose to an iterator that published a cut first: the next task retries.
     (void)runs_.PublishCut(base, Seal(tail), tail.heads);
@@ -196,8 +195,8 @@ bool RunIndex::CutAndMerge(bool idle) {
          PickMerge(*set, options_.max_runs, idle && Count() == count, &a, &b)) {
     const SortedRun* run_a = set->runs[a].get();
     const SortedRun* run_b = set->runs[b].get();
-    auto merged = SortedRun::Merge(order_, *run_a, *run_b, run_memory_, SortedRun::Layout::kAuto,
-                                   &cancel_);
+    auto merged =
+        SortedRun::Merge(order_, *run_a, *run_b, run_memory_, SortedRun::Layout::kAuto, &cancel_);
     if (merged == nullptr) return false;  // cancelled: the index is closing
     runs_.PublishMerge(run_a, run_b, std::move(merged));
     set = runs_.Current();
@@ -244,8 +243,7 @@ uint64_t RunIndex::ChargedBytes(uint64_t n) const {
   const uint64_t top = n * 5 / (4 * SortedRun::kTopStride);
   return 2 * SortedRun::kMaxBytesPerEntry * n + 2 * sizeof(uint64_t) * top +
          2 * (SortedRun::kBytesPerEntryWithPrefixes - SortedRun::kMaxBytesPerEntry) * prefixed +
-         3 * SortedRun::kBytesPerEntryWithPrefixes *
-             std::min<uint64_t>(n, options_.seal_threshold);
+         3 * SortedRun::kBytesPerEntryWithPrefixes * std::min<uint64_t>(n, options_.seal_threshold);
 }
 
 size_t RunIndex::RunBytes() const {

@@ -59,8 +59,8 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
  public:
   // REQUIRES: every node of `region` begins with its write-list link
   // (WriteList::kLinkBytes); region, order and pool outlive the index.
-  RunIndex(const RunIndexOptions& options, const format::KeyOrder& order,
-           const RowRegion& region, concurrency::BackgroundPool& pool);
+  RunIndex(const RunIndexOptions& options, const format::KeyOrder& order, const RowRegion& region,
+           concurrency::BackgroundPool& pool);
 
   const RunIndexOptions& options() const { return options_; }
   const format::KeyOrder& order() const { return order_; }

@@ -66,7 +66,7 @@ class RunSetHolder {
  private:
   mutable concurrency::Mutex mu_;
   std::shared_ptr<const RunSet> current_ GUARDED_BY(mu_);
-  std::atomic<uint64_t> version_{0};       // current_->version; written under mu_
+  std::atomic<uint64_t> version_{0};  // current_->version; written under mu_
 };
 
 // Runs within this factor of each other in size are merged.

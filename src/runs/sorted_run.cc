@@ -7,9 +7,8 @@
 namespace memrep::runs {
 
 void SortSlots(const format::KeyOrder& order, std::vector<RunSlot>* slots) {
-  std::sort(slots->begin(), slots->end(), [&order](const RunSlot& a, const RunSlot& b) {
-    return CompareSlots(order, a, b) < 0;
-  });
+  std::sort(slots->begin(), slots->end(),
+            [&order](const RunSlot& a, const RunSlot& b) { return CompareSlots(order, a, b) < 0; });
 }
 
 SortedRun::Parts::Parts(const RowRegion* region, size_t n, bool keep_prefixes)
@@ -57,10 +56,9 @@ SortedRun::~SortedRun() {
   memory_->fetch_sub(static_cast<int64_t>(bytes()), std::memory_order_relaxed);
 }
 
-std::shared_ptr<const SortedRun> SortedRun::Merge(const format::KeyOrder& order,
-                                                  const SortedRun& a, const SortedRun& b,
-                                                  MemoryCounter memory, Layout layout,
-                                                  const std::atomic<bool>* cancel) {
+std::shared_ptr<const SortedRun> SortedRun::Merge(const format::KeyOrder& order, const SortedRun& a,
+                                                  const SortedRun& b, MemoryCounter memory,
+                                                  Layout layout, const std::atomic<bool>* cancel) {
   const size_t n = a.size() + b.size();
   Parts out(a.region_, n, KeepsPrefixes(layout, n));
   // Rows sit in insertion order, not key order: fetch a few ahead so the
@@ -132,9 +130,8 @@ SortedRun::Range SortedRun::Locate(const Target& target) const {
 SortedRun::Range SortedRun::Narrow(const Target& target, Range window) const {
   const Array<uint64_t>& keys = this->keys();
   const uint64_t p = target.prefix;
-  const size_t first =
-      static_cast<size_t>(std::lower_bound(keys.begin() + window.lo, keys.begin() + window.hi, p) -
-                          keys.begin());
+  const size_t first = static_cast<size_t>(
+      std::lower_bound(keys.begin() + window.lo, keys.begin() + window.hi, p) - keys.begin());
   // Keys rarely tie: step over the few equal to p, and search for the end
   // only when there are more (a custom comparator's keys are all 0).
   constexpr size_t kSteps = 4;
@@ -149,7 +146,8 @@ SortedRun::Range SortedRun::Narrow(const Target& target, Range window) const {
     // Fences: blocks before the first fence >= p, except the last of them,
     // hold only smaller prefixes; blocks from the first fence > p on hold
     // only larger ones.
-    range = Range{first == 0 ? 0 : (first - 1) * kFenceStride, std::min(size(), last * kFenceStride)};
+    range =
+        Range{first == 0 ? 0 : (first - 1) * kFenceStride, std::min(size(), last * kFenceStride)};
   }
   if (range.hi > range.lo) __builtin_prefetch(&refs_[range.lo]);
   return range;

@@ -71,7 +71,7 @@ class HashIndex {
     for (;;) {
       // acquire: pairs with the release CAS that published `next`.
       RowRef next = prev == nullptr ? bucket.load(std::memory_order_acquire)
-                                     : prev->bucket_next.load(std::memory_order_acquire);
+                                    : prev->bucket_next.load(std::memory_order_acquire);
       while (next != 0) {
         Node* next_node = NodeAt(region_, next);
         uint64_t next_tag;

@@ -40,17 +40,16 @@ SortedHashRep::SortedHashRep(const SortedHashOptions& options, const RepContext&
       region_(context.allocator, RowRegion::ChunkBytesFor(write_buffer_size), sizeof(Node),
               region_bytes),
       index_(EffectiveBucketCount(options, write_buffer_size), &region_),
-      runs_(std::make_shared<runs::RunIndex>(
-          RunOptions(options), order_, region_,
-          context.background != nullptr ? *context.background
-                                        : concurrency::BackgroundPool::Shared())) {}
+      runs_(std::make_shared<runs::RunIndex>(RunOptions(options), order_, region_,
+                                             context.background != nullptr
+                                                 ? *context.background
+                                                 : concurrency::BackgroundPool::Shared())) {}
 
 Status SortedHashRep::Make(const SortedHashOptions& options, const RepContext& context,
                            std::unique_ptr<Rep>* out, uint64_t region_bytes) {
   std::unique_ptr<SortedHashRep> rep;
   try {
-    rep.reset(new SortedHashRep(options, context, WriteBufferSize(options, context),
-                                region_bytes));
+    rep.reset(new SortedHashRep(options, context, WriteBufferSize(options, context), region_bytes));
   } catch (const std::bad_alloc&) {
     return Status::OutOfMemory("could not allocate a sorted hash rep");
   }
@@ -82,8 +81,7 @@ bool SortedHashRep::Insert(KeyHandle handle) {
   return true;
 }
 
-void SortedHashRep::GetRows(std::string_view internal_key, void* arg,
-                            RowCallback callback) const {
+void SortedHashRep::GetRows(std::string_view internal_key, void* arg, RowCallback callback) const {
   for (const Node* node = index_.Find(order_, internal_key); node != nullptr;
        node = index_.Next(node)) {
     if (!callback(arg, node->row())) return;

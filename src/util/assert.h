@@ -8,13 +8,13 @@
 #include <cstdlib>
 
 #if defined(MEMREP_ENABLE_ASSERTS)
-#define MEMREP_ASSERT(condition)                                                        \
-  do {                                                                                  \
-    if (!(condition)) {                                                                 \
+#define MEMREP_ASSERT(condition)                                                       \
+  do {                                                                                 \
+    if (!(condition)) {                                                                \
       std::fprintf(stderr, "%s:%d: memrep assertion failed: %s\n", __FILE__, __LINE__, \
-                   #condition);                                                         \
-      std::abort();                                                                     \
-    }                                                                                   \
+                   #condition);                                                        \
+      std::abort();                                                                    \
+    }                                                                                  \
   } while (false)
 #else
 #define MEMREP_ASSERT(condition) \
