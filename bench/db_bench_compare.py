@@ -81,7 +81,9 @@ def parse_args(argv):
                    help="memrep_bench, whose --list_reps gives the traits of the plugin's reps "
                    "(default: <plugin dir>/../bench/memrep_bench, if it exists)")
     p.add_argument("--reps", default="skip_list,memrep.SortedHash",
-                   help="comma list (of names or options strings); the first is the baseline")
+                   help="comma list (of names or options strings); the first is the baseline. "
+                   "A word may end in @PLUGIN to load that build of the plugin for it, so that "
+                   "two builds run side by side: memrep.SortedHash@old.so,memrep.SortedHash@new.so")
     p.add_argument("--workloads", default=",".join(WORKLOADS))
     p.add_argument("--num", type=int, help="keys (default 1000000; 100000 with --quick)")
     p.add_argument("--reads", type=int, help="reads per reader thread (default num/4)")
@@ -118,14 +120,21 @@ def validate(a):
         raise BenchError("--reps is empty")
     if not (os.path.isfile(a.db_bench) and os.access(a.db_bench, os.X_OK)):
         raise BenchError(f"db_bench not found or not executable: {a.db_bench}")
+    if len(set(a.reps)) != len(a.reps):
+        raise BenchError(f"--reps names a rep twice: {a.reps}")
     plugin_reps = [r for r in a.reps if r not in BUILTIN_REPS]
-    if plugin_reps and not a.plugin:
-        raise BenchError(f"rep(s) {plugin_reps} are not RocksDB built-ins "
-                         f"({sorted(BUILTIN_REPS)}): pass --plugin PATH")
+    missing = [r for r in plugin_reps if not split_plugin(r)[1]]
+    if missing and not a.plugin:
+        raise BenchError(f"rep(s) {missing} are not RocksDB built-ins "
+                         f"({sorted(BUILTIN_REPS)}): pass --plugin PATH, or REP@PLUGIN")
     if a.plugin:
         a.plugin = os.path.abspath(a.plugin)
         if not os.path.isfile(a.plugin):
             raise BenchError(f"--plugin file does not exist: {a.plugin}")
+    for r in plugin_reps:
+        path = split_plugin(r)[1]
+        if path and not os.path.isfile(path):
+            raise BenchError(f"the plugin of '{r}' does not exist: {path}")
     a.rep_traits = rep_traits(a, plugin_reps)
     for rep in a.reps:
         if (a.rep_traits[rep].get("point_read_while_mutable") == "linear" and
@@ -135,9 +144,17 @@ def validate(a):
                   "(readwhilewriting never finishes)", file=sys.stderr)
 
 
+def split_plugin(word):
+    """'REP@PLUGIN' -> (REP, absolute PLUGIN); 'REP' -> (REP, None)."""
+    rep, at, plugin = word.rpartition("@")
+    return (rep, os.path.abspath(plugin)) if at and rep else (word, None)
+
+
 def rep_name(word):
     """The rep a --reps word names: an options string by its id
-    ('id=memrep.SortedHash;max_runs=4', 'memrep.SortedHash:4096')."""
+    ('id=memrep.SortedHash;max_runs=4', 'memrep.SortedHash:4096'), without
+    any @PLUGIN."""
+    word = split_plugin(word)[0]
     if "=" in word:
         for item in word.split(";"):
             key, _, value = item.partition("=")
@@ -151,6 +168,7 @@ def default_memrep_bench(plugin):
     """memrep_bench of the build the plugin comes from, if it is there."""
     if not plugin:
         return None
+    plugin = os.path.realpath(plugin)  # the build folder, through any symlink
     path = os.path.normpath(os.path.join(os.path.dirname(plugin), "..", "bench", "memrep_bench"))
     return path if os.access(path, os.X_OK) else None
 
@@ -181,16 +199,22 @@ def rep_traits(a, plugin_reps):
         a.memrep_bench = os.path.abspath(a.memrep_bench)
         if not os.access(a.memrep_bench, os.X_OK):
             raise BenchError(f"--memrep-bench is not an executable file: {a.memrep_bench}")
-    else:
-        a.memrep_bench = default_memrep_bench(a.plugin)
-    known = list_reps(a.memrep_bench) if a.memrep_bench else {}
+    known_by_plugin = {}
     for rep in plugin_reps:
-        listed = known.get(rep_name(rep))
+        plugin = split_plugin(rep)[1] or a.plugin
+        if plugin not in known_by_plugin:
+            # An older build's memrep_bench may not know --list_reps: assume then.
+            tool = a.memrep_bench or default_memrep_bench(plugin)
+            try:
+                known_by_plugin[plugin] = list_reps(tool) if tool else {}
+            except BenchError as e:
+                print(f"note: {e}", file=sys.stderr)
+                known_by_plugin[plugin] = {}
+        listed = known_by_plugin[plugin].get(rep_name(rep))
         if listed is not None:
             traits[rep] = dict(listed, source="memrep_bench --list_reps")
             continue
-        why = (f"{a.memrep_bench} --list_reps does not list '{rep_name(rep)}'" if a.memrep_bench
-               else "no memrep_bench to ask (pass --memrep-bench PATH)")
+        why = f"no memrep_bench beside {plugin} lists '{rep_name(rep)}' (pass --memrep-bench PATH)"
         print(f"note: {why}; assuming '{rep}' takes concurrent inserts", file=sys.stderr)
         traits[rep] = {"concurrent_insert": True, "source": "assumed"}
     return traits
@@ -203,7 +227,8 @@ def build_command(a, workload, rep, repeat, db_dir):
              "value_size": a.value_size, "num": a.num, "disable_wal": 1,
              "compression_type": "none", "write_buffer_size": a.write_buffer_size,
              "max_write_buffer_number": 4, "seed": 1000 + repeat, "statistics": 0,
-             "histogram": 0, "db": db_dir, "threads": 1, "memtablerep": rep}
+             "histogram": 0, "db": db_dir, "threads": 1,
+             "memtablerep": split_plugin(rep)[0]}
     flags.update(overrides(a))
     if not a.rep_traits[rep]["concurrent_insert"]:
         flags["allow_concurrent_memtable_write"] = "false"
@@ -212,7 +237,7 @@ def build_command(a, workload, rep, repeat, db_dir):
     cmd = [a.db_bench] + [f"--{k}={v}" for k, v in flags.items()]
     for e in a.extra:
         cmd += shlex.split(e)
-    env = {} if rep in BUILTIN_REPS else {"LD_PRELOAD": a.plugin}
+    env = {} if rep in BUILTIN_REPS else {"LD_PRELOAD": split_plugin(rep)[1] or a.plugin}
     return cmd, env
 
 
@@ -251,7 +276,8 @@ def parse_ops(stdout, bench):
 
 
 def run_once(a, workload, rep, repeat, parent):
-    db_dir = tempfile.mkdtemp(prefix=f"{workload}-{rep}-{repeat}-", dir=parent)
+    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", rep)[:60]
+    db_dir = tempfile.mkdtemp(prefix=f"{workload}-{safe}-{repeat}-", dir=parent)
     cmd, env = build_command(a, workload, rep, repeat, db_dir)
     try:
         with tempfile.TemporaryFile("w+") as out_f, tempfile.TemporaryFile("w+") as err_f:

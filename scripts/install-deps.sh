@@ -2,11 +2,12 @@
 # Installs what memrep needs from Debian's packages, if it is missing.
 # Usage: bash scripts/install-deps.sh
 # python3-matplotlib draws the report's plots (scripts/report.sh); the tests
-# need it too, so that the report's plot test runs rather than skips.
+# need it too, so that the report's plot test runs rather than skips. clang
+# and clang-format serve the clang and format lanes of scripts/test.sh.
 set -euo pipefail
 
 packages=(g++ cmake ninja-build pkg-config librocksdb-dev rocksdb-tools libgtest-dev
-          libbenchmark-dev libxxhash-dev python3 python3-matplotlib)
+          libbenchmark-dev libxxhash-dev python3 python3-matplotlib clang clang-format git)
 
 missing=()
 for p in "${packages[@]}"; do

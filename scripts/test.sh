@@ -1,39 +1,85 @@
 #!/usr/bin/env bash
-# Every test of memrep, as CI runs it: installs what is missing, then builds
-# and runs the test suite in four lanes:
+# Every test of memrep, as CI runs it: installs what is missing, then runs
+# these lanes:
+#   format      clang-format: every C++ file is formatted as .clang-format says
 #   release     the library, the RocksDB plugin, examples, benchmark smoke tests
+#   install     cmake --install of the release build into a temporary prefix, then
+#               consumers built with find_package(memrep) (one per target) and pkg-config
 #   standalone  the standalone face alone, built without RocksDB
-#   tsan        ThreadSanitizer: everything, the stress tests included
-#   asan        AddressSanitizer + UndefinedBehaviorSanitizer: everything
-# Usage: bash scripts/test.sh [lane...]     (default: all four)
+#   clang       clang with -Wthread-safety (the locking annotations) and -Werror;
+#               the standalone tests run
+#   tsan        ThreadSanitizer, with assertions: everything, the stress tests included
+#   asan        AddressSanitizer + UndefinedBehaviorSanitizer, with assertions: everything
+# Usage: bash scripts/test.sh [lane...]     (default: all of them, in this order)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/install-deps.sh
 
 lanes=("$@")
-[[ ${#lanes[@]} -eq 0 ]] && lanes=(release standalone tsan asan)
+[[ ${#lanes[@]} -eq 0 ]] && lanes=(format release install standalone clang tsan asan)
 jobs=$(nproc)
+
+# Builds and runs a CMake preset's tests.
+build_and_test() {
+  local lane=$1
+  cmake --preset "$lane" >/dev/null
+  cmake --build --preset "$lane" -j "$jobs"
+  ctest --preset "$lane" -j "$jobs"
+}
 
 for lane in "${lanes[@]}"; do
   echo "=== lane: $lane ==="
-  cmake --preset "$lane" >/dev/null
-  cmake --build --preset "$lane" -j "$jobs"
+  start=$SECONDS
   case "$lane" in
+    format)
+      mapfile -t files < <(git ls-files '*.cc' '*.h')
+      clang-format --dry-run --Werror "${files[@]}"
+      echo "${#files[@]} files formatted as .clang-format says" ;;
+    install)
+      # The release lane's build, installed and used from outside.
+      cmake --preset release >/dev/null
+      cmake --build --preset release -j "$jobs"
+      prefix=$(mktemp -d)
+      trap 'rm -rf "$prefix"' EXIT
+      cmake --install build/release --prefix "$prefix" >/dev/null
+      cmake -S tests/install -B "$prefix/consumer" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
+      cmake --build "$prefix/consumer" -j "$jobs"
+      for program in standalone_shared standalone_static plugin_shared plugin_static; do
+        "$prefix/consumer/$program"
+      done
+      export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+      # shellcheck disable=SC2046  # pkg-config's flags are meant to split
+      c++ tests/install/standalone.cc -o "$prefix/pc_standalone" $(pkg-config --cflags --libs memrep)
+      # shellcheck disable=SC2046
+      c++ tests/install/plugin.cc -o "$prefix/pc_plugin" $(pkg-config --cflags --libs memrep-rocksdb)
+      LD_LIBRARY_PATH="$prefix/lib" "$prefix/pc_standalone"
+      LD_LIBRARY_PATH="$prefix/lib" "$prefix/pc_plugin"
+      rm -rf "$prefix"
+      trap - EXIT ;;
+    clang)
+      cmake --preset clang >/dev/null
+      cmake --build --preset clang -j "$jobs" --target memrep_static memrep_shared \
+        memrep_rocksdb memrep_tests memrep_rocksdb_tests
+      ctest --preset clang -j "$jobs" -R '^[A-Za-z]' -E 'Db|Plugin|Overflow|bench|report|example' ;;
     tsan)
       # halt_on_error: a race fails the lane instead of scrolling by.
       # ignore_noninstrumented_modules: memset/memcpy called from inside
       # Debian's uninstrumented libstdc++ and librocksdb are not checked (see
       # tests/tsan.supp for why); memrep's own code is instrumented and is.
       export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 ignore_noninstrumented_modules=1 suppressions=$PWD/tests/tsan.supp"
-      ctest --preset "$lane" -j "$jobs" ;;
+      build_and_test tsan ;;
     asan)
       export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1"
       export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
-      ctest --preset "$lane" -j "$jobs" ;;
+      build_and_test asan ;;
+    release|standalone)
+      build_and_test "$lane" ;;
     *)
-      ctest --preset "$lane" -j "$jobs" ;;
+      echo "unknown lane '$lane'; lanes: format release install standalone clang tsan asan" >&2
+      exit 2 ;;
   esac
   unset TSAN_OPTIONS ASAN_OPTIONS UBSAN_OPTIONS
+  echo "=== lane $lane passed in $((SECONDS - start)) s ==="
 done
 echo "=== all lanes passed: ${lanes[*]} ==="
