@@ -118,11 +118,12 @@ class RepConformance : public ::testing::TestWithParam<Param> {
            const std::string& value = "v") {
     const bool expect_new = model_.count(ModelKey{key, seq}) == 0;
     if (!expect_new && !traits().detects_duplicates) return;  // not the caller's to ask
-    const EntryView entry{key, PackTag(seq, type), value + key};
+    const std::string stored = value + key;  // outlives the view below
+    const EntryView entry{key, PackTag(seq, type), stored};
     const char* row = nullptr;
     bool inserted;
     if (rows()) {
-      KeyHandle h = MakeEntry(rep_.get(), key, seq, type, value + key, &row);
+      KeyHandle h = MakeEntry(rep_.get(), key, seq, type, stored, &row);
       inserted = rep_->Insert(h);
     } else {
       Status s = rep_->Add(entry, false);
@@ -130,7 +131,7 @@ class RepConformance : public ::testing::TestWithParam<Param> {
       inserted = s.ok();
     }
     ASSERT_EQ(inserted, expect_new) << key << "@" << seq;
-    if (expect_new) model_[ModelKey{key, seq}] = ModelEntry{type, value + key, row};
+    if (expect_new) model_[ModelKey{key, seq}] = ModelEntry{type, stored, row};
   }
 
   // Random multi-version content: a small key space, so keys get many versions
