@@ -4,9 +4,12 @@
 
 #include <algorithm>
 #include <random>
+#include <thread>
 
+#include "concurrency/background_pool.h"
 #include "memory/arena.h"
 #include "runs/merging_cursor.h"
+#include "runs/run_index.h"
 #include "runs/run_set.h"
 #include "test_util.h"
 
@@ -222,6 +225,45 @@ TEST_F(SortedRunTest, AMergeStopsWhenCancelled) {
   auto merged = SortedRun::Merge(order_, a, b, memory_, SortedRun::Layout::kAuto, &cancel);
   ASSERT_NE(merged, nullptr);
   EXPECT_EQ(merged->size(), odd.size() + even.size());
+}
+
+// Destroying a rep must not wait for a big merge: Close cancels it.
+TEST(RunIndex, CloseStopsABigMergeInsteadOfWaitingForIt) {
+  memory::Arena arena;
+  RowRegion region(&arena, 65536, WriteList::kLinkBytes);
+  ASSERT_TRUE(region.Init().ok());
+  const format::KeyOrder order(nullptr);
+  concurrency::BackgroundPool pool(1);
+  constexpr int kHalf = 300000;  // two runs that take tens of milliseconds to merge
+  std::vector<RowRef> refs;
+  for (int i = 0; i < 2 * kHalf; ++i) {
+    const std::string key = testing::NumberKey(static_cast<uint64_t>(i) * 7919 % (2 * kHalf));
+    RowRef ref;
+    ASSERT_TRUE(region.Allocate(RowSize(key.size(), 1), &ref).ok());
+    EncodeRow(region.Row(ref), EntryView::Of(key, 1, ValueType::kValue, "v"));
+    refs.push_back(ref);
+  }
+  uint64_t cancelled = 0;
+  for (int attempt = 0; attempt < 20 && cancelled == 0; ++attempt) {
+    RunIndexOptions options;
+    options.seal_threshold = kHalf;              // each Snapshot below publishes one run
+    options.background_cut = uint32_t{1} << 24;  // no background cut
+    auto index = std::make_shared<RunIndex>(options, order, region, pool);
+    for (int i = 0; i < kHalf; ++i) index->Push(refs[i]);
+    index->Snapshot();
+    for (int i = kHalf; i < 2 * kHalf; ++i) index->Push(refs[i]);
+    index->Snapshot();
+    ASSERT_EQ(index->NumRuns(), 2u);
+    index->Freeze();  // the strand merges both into one
+    std::this_thread::sleep_for(std::chrono::milliseconds(2 + attempt));
+    index->Close();
+    cancelled = index->MergesCancelled();
+    if (cancelled > 0) {
+      EXPECT_EQ(index->NumRuns(), 2u) << "a cancelled merge publishes nothing";
+    }
+  }
+  pool.Drain();
+  EXPECT_GT(cancelled, 0u) << "Close never caught the merge running, in 20 attempts";
 }
 
 // A set of runs of the given sizes (the entries are placeholders: PickMerge

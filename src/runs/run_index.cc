@@ -197,7 +197,10 @@ bool RunIndex::CutAndMerge(bool idle) {
     const SortedRun* run_b = set->runs[b].get();
     auto merged =
         SortedRun::Merge(order_, *run_a, *run_b, run_memory_, SortedRun::Layout::kAuto, &cancel_);
-    if (merged == nullptr) return false;  // cancelled: the index is closing
+    if (merged == nullptr) {  // cancelled: the index is closing
+      merges_cancelled_.fetch_add(1, std::memory_order_relaxed);
+      return false;
+    }
     runs_.PublishMerge(run_a, run_b, std::move(merged));
     set = runs_.Current();
   }

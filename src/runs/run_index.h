@@ -137,6 +137,8 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   // they hold.
   size_t NumRuns() const { return runs_.Current()->runs.size(); }
   size_t RunBytes() const;
+  // Merges that Close stopped before they finished.
+  uint64_t MergesCancelled() const { return merges_cancelled_.load(std::memory_order_relaxed); }
 
  private:
   // Queues a background task unless one is already queued.
@@ -175,6 +177,7 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   bool running_ GUARDED_BY(task_mu_) = false;
   // Set by Close: queued tasks return at once and merges stop early.
   std::atomic<bool> cancel_{false};
+  std::atomic<uint64_t> merges_cancelled_{0};  // a statistic
   // How often the strand looks again while the index has unsorted rows or
   // several runs: once nothing arrives for a period, it becomes one run.
   static constexpr std::chrono::milliseconds kRecheckPeriod{10};
