@@ -4,7 +4,8 @@
 #   format      clang-format: every C++ file is formatted as .clang-format says
 #   release     the library, the RocksDB plugin, examples, benchmark smoke tests
 #   install     cmake --install of the release build into a temporary prefix, then
-#               consumers built with find_package(memrep) (one per target) and pkg-config
+#               consumers built with find_package(memrep) (one per target) and pkg-config;
+#               memrep as a subproject builds its libraries only
 #   standalone  the standalone face alone, built without RocksDB
 #   clang       clang with -Wthread-safety (the locking annotations) and -Werror;
 #               the standalone tests run
@@ -55,13 +56,16 @@ for lane in "${lanes[@]}"; do
       c++ tests/install/plugin.cc -o "$prefix/pc_plugin" $(pkg-config --cflags --libs memrep-rocksdb)
       LD_LIBRARY_PATH="$prefix/lib" "$prefix/pc_standalone"
       LD_LIBRARY_PATH="$prefix/lib" "$prefix/pc_plugin"
+      # As another project's subdirectory: libraries only (configured, not built).
+      cmake -S tests/subproject -B "$prefix/subproject" -G Ninja -DMEMREP_SOURCE_DIR="$PWD" \
+        | grep "memrep as a subproject"
       rm -rf "$prefix"
       trap - EXIT ;;
     clang)
       cmake --preset clang >/dev/null
       cmake --build --preset clang -j "$jobs" --target memrep_static memrep_shared \
         memrep_rocksdb memrep_tests memrep_rocksdb_tests
-      ctest --preset clang -j "$jobs" -R '^[A-Za-z]' -E 'Db|Plugin|Overflow|bench|report|example' ;;
+      ctest --preset clang -j "$jobs" -R '^memrep_tests_' ;;
     tsan)
       # halt_on_error: a race fails the lane instead of scrolling by.
       # ignore_noninstrumented_modules: memset/memcpy called from inside

@@ -118,7 +118,7 @@ class RepConformance : public ::testing::TestWithParam<Param> {
            const std::string& value = "v") {
     const bool expect_new = model_.count(ModelKey{key, seq}) == 0;
     if (!expect_new && !traits().detects_duplicates) return;  // not the caller's to ask
-    const std::string stored = value + key;  // outlives the view below
+    const std::string stored = value + key;                   // outlives the view below
     const EntryView entry{key, PackTag(seq, type), stored};
     const char* row = nullptr;
     bool inserted;

@@ -229,7 +229,7 @@ TEST_F(PluginDbTest, HashIndexIsSizedFromTheWriteBufferAndCharged) {
   }
 }
 
-TEST_F(PluginDbTest, AWriteBufferBeyondTheNodeRegionIsRefusedAtOpen) {
+TEST_F(PluginDbTest, AWriteBufferBeyondTheRowRegionIsRefusedAtOpen) {
   rdb::Options options;
   options.create_if_missing = true;
   options.write_buffer_size = SortedHashOptions::kMaxWriteBufferSize + 1;

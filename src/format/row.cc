@@ -2,6 +2,7 @@
 
 #include "format/coding.h"
 #include "memrep/entry.h"
+#include "util/assert.h"
 
 namespace memrep {
 
@@ -13,6 +14,7 @@ size_t RowSize(size_t user_key_size, size_t value_size) {
 
 char* EncodeRow(char* dst, const EntryView& entry) {
   const std::string_view key = entry.user_key, value = entry.value;
+  MEMREP_ASSERT(key.size() <= kMaxUserKeySize && value.size() <= kMaxValueSize);
   char* p = format::EncodeVarint32(dst, static_cast<uint32_t>(key.size() + 8));
   // An empty view may have a null data(): memcpy must not see it.
   if (!key.empty()) std::memcpy(p, key.data(), key.size());

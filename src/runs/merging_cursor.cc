@@ -59,6 +59,7 @@ void MergingCursor::SeekForPrev(std::string_view internal_key) {
 }
 
 void MergingCursor::Next() {
+  MEMREP_ASSERT(Valid());
   if (!forward_) {
     // Others rest on their last entry < current: step each to its first entry > current.
     for (size_t i = 0; i < sources_.size(); ++i) {
@@ -72,6 +73,7 @@ void MergingCursor::Next() {
 }
 
 void MergingCursor::Prev() {
+  MEMREP_ASSERT(Valid());
   if (forward_) {
     // Others rest on their first entry > current: step each to its last entry < current.
     for (size_t i = 0; i < sources_.size(); ++i) {

@@ -17,6 +17,7 @@
 
 #include "format/key_order.h"
 #include "runs/sorted_run.h"
+#include "util/assert.h"
 
 namespace memrep::runs {
 
@@ -37,7 +38,11 @@ class MergingCursor {
   }
 
   bool Valid() const { return current_ >= 0; }
-  const char* row() const { return Row(sources_[current_]); }
+  // REQUIRES: Valid().
+  const char* row() const {
+    MEMREP_ASSERT(Valid());
+    return Row(sources_[current_]);
+  }
 
   void SeekToFirst();
   void SeekToLast();

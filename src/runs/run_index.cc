@@ -15,11 +15,18 @@ void RunIndex::Schedule(bool delayed) {
       scheduled_.exchange(true, std::memory_order_acq_rel)) {
     return;
   }
-  auto task = [self = shared_from_this()] { self->Background(); };
-  if (delayed) {
-    strand_.PostAfter(kRecheckPeriod, std::move(task));
-  } else {
-    strand_.Post(std::move(task));
+  try {
+    auto task = [self = shared_from_this()] { self->Background(); };
+    if (delayed) {
+      strand_.PostAfter(kRecheckPeriod, std::move(task));
+    } else {
+      strand_.Post(std::move(task));
+    }
+  } catch (const std::bad_alloc&) {
+    // No memory to queue the task: a writer or reader calling this must not
+    // fail for it (inside RocksDB it cannot). The next request queues one;
+    // meanwhile readers sort what is unsorted themselves.
+    scheduled_.store(false, std::memory_order_release);
   }
 }
 

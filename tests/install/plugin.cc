@@ -2,7 +2,6 @@
 // every memrep rep by name, here from an options string.
 #include <rocksdb/convenience.h>
 #include <rocksdb/db.h>
-
 #include <unistd.h>
 
 #include <cstdio>

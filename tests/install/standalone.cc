@@ -16,7 +16,7 @@ int main() {
     std::fprintf(stderr, "standalone consumer: %s\n", s.ToString().c_str());
     return 1;
   }
-  std::printf("memrep %s standalone: %s=%s via %s\n", MEMREP_VERSION_STRING, "key",
-              value.c_str(), table->rep_name().c_str());
+  std::printf("memrep %s standalone: %s=%s via %s\n", MEMREP_VERSION_STRING, "key", value.c_str(),
+              table->rep_name().c_str());
   return 0;
 }
