@@ -7,6 +7,8 @@
 #include <fstream>
 #include <map>
 
+#include "memrep/registry.h"
+
 namespace memrep::bench {
 namespace {
 
@@ -59,30 +61,6 @@ std::string JsonObject(const std::map<std::string, std::string>& items) {
     out += (out.size() > 1 ? ", " : "") + JsonString(key) + ": " + JsonString(value);
   }
   return out + "}";
-}
-
-const char* CostName(RepTraits::Cost cost) {
-  switch (cost) {
-    case RepTraits::Cost::kConstant:
-      return "constant";
-    case RepTraits::Cost::kLogarithmic:
-      return "logarithmic";
-    case RepTraits::Cost::kLinear:
-      return "linear";
-  }
-  return "?";
-}
-
-const char* ComparatorsName(RepTraits::Comparators comparators) {
-  switch (comparators) {
-    case RepTraits::Comparators::kAny:
-      return "any";
-    case RepTraits::Comparators::kByteEquality:
-      return "byte_equality";
-    case RepTraits::Comparators::kBytewise:
-      return "bytewise";
-  }
-  return "?";
 }
 
 const char* Bool(bool b) { return b ? "true" : "false"; }

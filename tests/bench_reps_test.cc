@@ -272,18 +272,6 @@ TEST(BenchRepCatalogue, RocksDbRepsHaveTheirTraits) {
   EXPECT_EQ(choice.name, "hash_skiplist");
 }
 
-const char* CostName(RepTraits::Cost cost) {
-  switch (cost) {
-    case RepTraits::Cost::kConstant:
-      return "constant";
-    case RepTraits::Cost::kLogarithmic:
-      return "logarithmic";
-    case RepTraits::Cost::kLinear:
-      return "linear";
-  }
-  return "?";
-}
-
 // Every rep of memrep's registry is known, under its first alias, with its
 // registered traits, in KnownReps() and in --list_reps.
 TEST(BenchRepCatalogue, ListsEveryMemrepRepWithItsTraits) {

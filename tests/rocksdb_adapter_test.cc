@@ -2,6 +2,7 @@
 // fail, so the adapter keeps the row in its overflow, reads merge the two,
 // and the memtable reports itself full so that RocksDB switches it.
 #include <gtest/gtest.h>
+#include <rocksdb/comparator.h>
 #include <rocksdb/db.h>
 #include <rocksdb/listener.h>
 
@@ -18,6 +19,7 @@
 #include "memtable_rep_adapter.h"
 #include "registry/registry.h"
 #include "rocksdb_abi.h"
+#include "rocksdb_test_util.h"
 #include "sorted_hash/registration.h"
 #include "sorted_hash/sorted_hash_rep.h"
 #include "test_util.h"
@@ -39,29 +41,6 @@ class TestArena final : public rdb::Allocator {
 
  private:
   memory::Arena arena_;
-};
-
-// The memtable's key comparator: bytewise user keys, then sequence descending.
-class BytewiseKeyComparator final : public rdb::MemTableRep::KeyComparator {
- public:
-  DecodedType decode_key(const char* key) const override {
-    return rdb::GetLengthPrefixedSlice(key);
-  }
-  int operator()(const char* a, const char* b) const override {
-    return Compare(decode_key(a), decode_key(b));
-  }
-  int operator()(const char* a, const DecodedType& b) const override {
-    return Compare(decode_key(a), b);
-  }
-
- private:
-  static int Compare(rdb::Slice a, rdb::Slice b) {
-    const int c = rdb::Slice(a.data(), a.size() - 8).compare(rdb::Slice(b.data(), b.size() - 8));
-    if (c != 0) return c;
-    const uint64_t sa = format::DecodeFixed64(a.data() + a.size() - 8) >> 8;
-    const uint64_t sb = format::DecodeFixed64(b.data() + b.size() - 8) >> 8;
-    return sa > sb ? -1 : (sa < sb ? 1 : 0);
-  }
 };
 
 // A memtable row, written as RocksDB's MemTable::Add writes it.
@@ -137,7 +116,7 @@ class OverflowTest : public ::testing::Test {
   }
 
   TestArena arena_;
-  BytewiseKeyComparator cmp_;
+  testing::TestKeyComparator cmp_{rdb::BytewiseComparator()};
   std::shared_ptr<rdb::MemTableRepFactory> factory_;
   std::unique_ptr<rdb::MemTableRep> rep_;
   MemTableRepAdapter* adapter_ = nullptr;

@@ -15,6 +15,7 @@
 #include "memrep/rocksdb.h"
 #include "memrep/sorted_hash.h"
 #include "rep_factory.h"
+#include "rocksdb_test_util.h"
 
 namespace memrep::rocksdb_plugin {
 namespace {
@@ -276,31 +277,7 @@ TEST_F(PluginDbTest, ComparatorsOtherThanTheBytewiseOrdersAreRefusedAtOpen) {
   }
 }
 
-// A KeyComparator over memtable keys, ordered by `user` then sequence descending.
-class TestKeyComparator final : public rdb::MemTableRep::KeyComparator {
- public:
-  explicit TestKeyComparator(const rdb::Comparator* user) : user_(user) {}
-  DecodedType decode_key(const char* key) const override {
-    return rdb::GetLengthPrefixedSlice(key);
-  }
-  int operator()(const char* a, const char* b) const override {
-    return Compare(decode_key(a), decode_key(b));
-  }
-  int operator()(const char* a, const DecodedType& b) const override {
-    return Compare(decode_key(a), b);
-  }
-
- private:
-  int Compare(rdb::Slice a, rdb::Slice b) const {
-    rdb::Slice ua(a.data(), a.size() - 8), ub(b.data(), b.size() - 8);
-    int c = user_->Compare(ua, ub);
-    if (c != 0) return c;
-    uint64_t ta = format::DecodeFixed64(a.data() + a.size() - 8) >> 8;
-    uint64_t tb = format::DecodeFixed64(b.data() + b.size() - 8) >> 8;
-    return ta > tb ? -1 : (ta < tb ? 1 : 0);
-  }
-  const rdb::Comparator* user_;
-};
+using testing::TestKeyComparator;
 
 TEST(ComparatorProbe, RecognisesTheBytewiseOrdersAndNothingElse) {
   EXPECT_EQ(ProbeOrder(TestKeyComparator(rdb::BytewiseComparator())), BytewiseComparator());

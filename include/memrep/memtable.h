@@ -99,6 +99,9 @@ class MEMREP_EXPORT MemTableIterator {
   void Prev();
 
  private:
+  // Seek (or with `backward`, SeekForPrev) to (user_key, sequence).
+  void SeekTo(std::string_view user_key, SequenceNumber sequence, bool backward);
+
   std::unique_ptr<RepIterator> rep_;
   std::string scratch_;
   Status status_;  // not OK when the last positioning call failed here (then not Valid())

@@ -39,6 +39,11 @@ struct RepInfo {
   std::string positional_option;  // the option "<name>:<value>" sets; "" if none
 };
 
+// The traits' values as listings and JSON write them: "constant",
+// "logarithmic", "linear"; "any", "byte_equality", "bytewise".
+MEMREP_EXPORT const char* CostName(RepTraits::Cost cost);
+MEMREP_EXPORT const char* ComparatorsName(RepTraits::Comparators comparators);
+
 // Every registered rep, memrep's own first.
 MEMREP_EXPORT std::vector<RepInfo> ListReps();
 // The rep with this name or alias: NotFound (listing the known names) if none.

@@ -30,18 +30,14 @@ void MemTableIterator::SeekToLast() {
 }
 
 void MemTableIterator::Seek(std::string_view user_key, SequenceNumber snapshot) {
-  try {
-    scratch_.clear();
-    AppendInternalKey(&scratch_, user_key, snapshot, static_cast<uint8_t>(ValueType::kForSeek));
-  } catch (const std::bad_alloc&) {
-    status_ = Status::OutOfMemory("could not allocate a seek key");  // Valid() is false
-    return;
-  }
-  status_ = Status::OK();
-  rep_->Seek(scratch_);
+  SeekTo(user_key, snapshot, /*backward=*/false);
 }
 
 void MemTableIterator::SeekForPrev(std::string_view user_key, SequenceNumber sequence) {
+  SeekTo(user_key, sequence, /*backward=*/true);
+}
+
+void MemTableIterator::SeekTo(std::string_view user_key, SequenceNumber sequence, bool backward) {
   try {
     scratch_.clear();
     AppendInternalKey(&scratch_, user_key, sequence, static_cast<uint8_t>(ValueType::kForSeek));
@@ -50,7 +46,11 @@ void MemTableIterator::SeekForPrev(std::string_view user_key, SequenceNumber seq
     return;
   }
   status_ = Status::OK();
-  rep_->SeekForPrev(scratch_);
+  if (backward) {
+    rep_->SeekForPrev(scratch_);
+  } else {
+    rep_->Seek(scratch_);
+  }
 }
 
 void MemTableIterator::Next() { rep_->Next(); }

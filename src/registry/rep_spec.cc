@@ -135,6 +135,30 @@ Status ParseSpec(std::string_view text, RepSpec::Impl* impl) {
 
 }  // namespace
 
+const char* CostName(RepTraits::Cost cost) {
+  switch (cost) {
+    case RepTraits::Cost::kConstant:
+      return "constant";
+    case RepTraits::Cost::kLogarithmic:
+      return "logarithmic";
+    case RepTraits::Cost::kLinear:
+      return "linear";
+  }
+  return "?";
+}
+
+const char* ComparatorsName(RepTraits::Comparators comparators) {
+  switch (comparators) {
+    case RepTraits::Comparators::kAny:
+      return "any";
+    case RepTraits::Comparators::kByteEquality:
+      return "byte_equality";
+    case RepTraits::Comparators::kBytewise:
+      return "bytewise";
+  }
+  return "?";
+}
+
 std::vector<RepInfo> ListReps() {
   std::vector<RepInfo> reps;
   for (const registry::Registration* r : registry::All()) reps.push_back(InfoOf(*r));
