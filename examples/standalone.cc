@@ -30,8 +30,8 @@ int main() {
   if (s.ok()) s = table->Put("banana", "yellow", 2);
   if (s.ok()) s = table->Put("apple", "green", 3);
   memrep::WriteBatch batch;
-  batch.Put("cherry", "dark red");
-  batch.Delete("banana");
+  if (s.ok()) s = batch.Put("cherry", "dark red");
+  if (s.ok()) s = batch.Delete("banana");
   if (s.ok()) s = table->Write(batch, 4);  // cherry@4, banana deleted @5
   if (!s.ok()) {
     std::fprintf(stderr, "write: %s\n", s.ToString().c_str());

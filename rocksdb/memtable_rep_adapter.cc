@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "util/assert.h"
+
 namespace memrep::rocksdb_plugin {
 namespace {
 
@@ -19,14 +21,17 @@ std::string_view InternalKeyOfRow(const char* row) {
   return View(ROCKSDB_NAMESPACE::GetLengthPrefixedSlice(row));
 }
 
-// A read RocksDB cannot be told about failed: stop with the reason.
-[[noreturn]] void ReadFailed(const Status& s) {
-  std::fprintf(stderr,
-               "memrep: a memtable read failed inside RocksDB, which has no way to report "
-               "it: %s\n",
-               s.ToString().c_str());
+// A read or write RocksDB cannot be told about failed: stop with the reason.
+[[noreturn]] void Failed(const char* what) {
+  std::fprintf(stderr, "memrep: %s inside RocksDB, which has no way to report it: out of memory\n",
+               what);
   std::abort();
 }
+[[noreturn]] void ReadFailed() { Failed("a memtable read failed"); }
+
+// An overflow row's handle: its address with the top bit set, which no
+// rep's handle has (rep.h), so InsertRow tells the two apart by one test.
+constexpr uintptr_t kOverflowTag = uintptr_t{1} << 63;
 
 }  // namespace
 
@@ -138,10 +143,7 @@ class MemTableRepAdapter::MergedIterator final : public ROCKSDB_NAMESPACE::MemTa
   // After a positioning call: a rep iterator that could not be positioned
   // (out of memory) has no answer RocksDB could be given.
   void CheckPositioned() const {
-    if (!rep_->Valid()) {
-      Status s = rep_->status();
-      if (!s.ok()) ReadFailed(s);
-    }
+    if (!rep_->Valid() && !rep_->status().ok()) ReadFailed();
   }
   bool merged() const { return !extra_.empty(); }
   void Refresh() {
@@ -150,7 +152,7 @@ class MemTableRepAdapter::MergedIterator final : public ROCKSDB_NAMESPACE::MemTa
       try {
         extra_ = overflow->Snapshot();
       } catch (const std::bad_alloc&) {
-        ReadFailed(Status::OutOfMemory("could not copy the memtable's overflow rows"));
+        ReadFailed();
       }
     }
   }
@@ -207,7 +209,11 @@ MemTableRepAdapter::MemTableRepAdapter(const ROCKSDB_NAMESPACE::MemTableRep::Key
 MemTableRepAdapter::~MemTableRepAdapter() = default;
 
 OverflowRows& MemTableRepAdapter::Overflow() {
-  std::call_once(overflow_once_, [this] { overflow_ = std::make_unique<OverflowRows>(cmp_); });
+  try {
+    std::call_once(overflow_once_, [this] { overflow_ = std::make_unique<OverflowRows>(cmp_); });
+  } catch (const std::bad_alloc&) {
+    Failed("a memtable write could not start its overflow");
+  }
   return *overflow_;
 }
 
@@ -217,30 +223,33 @@ MemTableRepAdapter::KeyHandle MemTableRepAdapter::Allocate(const size_t len, cha
   // InsertRow's checks.
   KeyHandle handle;
   if (!overflowed_.load(std::memory_order_relaxed) && rep_->Allocate(len, &handle, buf).ok()) {
+    MEMREP_ASSERT((reinterpret_cast<uintptr_t>(handle) & kOverflowTag) == 0);
     return handle;
   }
-  // The rep has no room: the row goes to the overflow (see the header).
-  OverflowRows& overflow = Overflow();
-  *buf = overflow.Allocate(allocator_, len);
+  // The rep has no room: the row goes to the overflow (see the header), in
+  // RocksDB's own arena, which fails as it does for RocksDB's own reps.
+  Overflow();
+  *buf = allocator_->AllocateAligned(len);
   overflowed_.store(true, std::memory_order_release);  // readers now look at the overflow
-  return *buf;
+  return reinterpret_cast<KeyHandle>(reinterpret_cast<uintptr_t>(*buf) | kOverflowTag);
 }
 
 bool MemTableRepAdapter::InsertRow(KeyHandle handle, bool concurrent) {
-  OverflowRows* overflow = OverflowIfUsed();
-  if (overflow == nullptr) {
+  const auto bits = reinterpret_cast<uintptr_t>(handle);
+  if ((bits & kOverflowTag) == 0) {
+    // A row allocated before the rep filled up still goes to the rep.
     return concurrent ? rep_->InsertConcurrently(handle) : rep_->Insert(handle);
   }
-  // A row allocated before the rep filled up still goes to the rep. A
-  // duplicate shares the sequence of the batch being written, so it comes
+  // A duplicate shares the sequence of the batch being written, so it comes
   // from the same writer after its original: an overflow row's original is
   // in the rep or in the overflow, and both are checked.
-  if (overflow->TakePending(static_cast<const char*>(handle))) {
-    const char* row = static_cast<const char*>(handle);
-    if (traits_.detects_duplicates && rep_->Contains(InternalKeyOfRow(row))) return false;
-    return overflow->Insert(row);
+  const char* row = reinterpret_cast<const char*>(bits & ~kOverflowTag);
+  if (traits_.detects_duplicates && rep_->Contains(InternalKeyOfRow(row))) return false;
+  try {
+    return overflow_->Insert(row);
+  } catch (const std::bad_alloc&) {
+    Failed("a memtable write could not be indexed");
   }
-  return concurrent ? rep_->InsertConcurrently(handle) : rep_->Insert(handle);
 }
 
 bool MemTableRepAdapter::Contains(const char* memtable_key) const {
@@ -259,7 +268,13 @@ void MemTableRepAdapter::Get(const ROCKSDB_NAMESPACE::LookupKey& key, void* arg,
     return;
   }
   // Rare: rows in both places. Walk them merged, in order.
-  MergedIterator it(*this, rep_->NewIterator());
+  std::unique_ptr<RepIterator> rep_iterator;
+  try {
+    rep_iterator = rep_->NewIterator();
+  } catch (const std::bad_alloc&) {
+    ReadFailed();
+  }
+  MergedIterator it(*this, std::move(rep_iterator));
   for (it.Seek(internal_key, nullptr); it.Valid(); it.Next()) {
     if (!callback(arg, it.key())) return;
   }
@@ -268,8 +283,12 @@ void MemTableRepAdapter::Get(const ROCKSDB_NAMESPACE::LookupKey& key, void* arg,
 uint64_t MemTableRepAdapter::ApproximateNumEntries(const Slice& start_ikey, const Slice& end_ikey) {
   uint64_t n = rep_->ApproximateNumEntries(View(start_ikey), View(end_ikey));
   if (OverflowRows* overflow = OverflowIfUsed()) {
-    for (const char* row : overflow->Snapshot()) {
-      if (cmp_(row, start_ikey) >= 0 && cmp_(row, end_ikey) < 0) ++n;
+    try {
+      for (const char* row : overflow->Snapshot()) {
+        if (cmp_(row, start_ikey) >= 0 && cmp_(row, end_ikey) < 0) ++n;
+      }
+    } catch (const std::bad_alloc&) {
+      // An estimate: the overflow's rows are left out.
     }
   }
   return n;
@@ -278,15 +297,18 @@ uint64_t MemTableRepAdapter::ApproximateNumEntries(const Slice& start_ikey, cons
 void MemTableRepAdapter::UniqueRandomSample(const uint64_t /*num_entries*/,
                                             const uint64_t target_sample_size,
                                             std::unordered_set<const char*>* entries) {
+  // A sample feeds a heuristic (mempurge): a smaller one is still an answer.
   std::vector<const char*> sample;
-  Status s = rep_->RandomSample(target_sample_size, std::random_device{}(), &sample);
-  if (!s.ok()) ReadFailed(s);
-  entries->insert(sample.begin(), sample.end());
-  if (OverflowRows* overflow = OverflowIfUsed()) {
-    for (const char* row : overflow->Snapshot()) {
-      if (entries->size() >= target_sample_size) break;
-      entries->insert(row);
+  if (!rep_->RandomSample(target_sample_size, std::random_device{}(), &sample).ok()) return;
+  try {
+    entries->insert(sample.begin(), sample.end());
+    if (OverflowRows* overflow = OverflowIfUsed()) {
+      for (const char* row : overflow->Snapshot()) {
+        if (entries->size() >= target_sample_size) break;
+        entries->insert(row);
+      }
     }
+  } catch (const std::bad_alloc&) {
   }
 }
 
@@ -307,7 +329,7 @@ ROCKSDB_NAMESPACE::MemTableRep::Iterator* MemTableRepAdapter::GetIterator(
   try {
     rep = rep_->NewIterator();
   } catch (const std::bad_alloc&) {
-    ReadFailed(Status::OutOfMemory("could not allocate a memtable iterator"));
+    ReadFailed();
   }
   if (arena == nullptr) return new MergedIterator(*this, std::move(rep));
   // The caller only runs the destructor: the object must live in its arena.

@@ -10,10 +10,12 @@
 // rep is NearlyFull or anything overflowed, so RocksDB switches memtables
 // while the rep still has room for the writes in flight.
 //
-// No exception crosses into RocksDB: the write path has its fallback; a
-// read that cannot get memory (an iterator sorting the newest rows) has no
-// way to report it to RocksDB and no correct answer to give, so it prints
-// why and aborts, as RocksDB does when its own arena fails.
+// No exception of memrep's crosses into RocksDB. The write path has its
+// fallback; the overflow's rows come from RocksDB's own arena, which fails
+// as it does for RocksDB's own reps. Where memory for memrep's bookkeeping
+// cannot be had (an iterator sorting the newest rows, the overflow's set),
+// there is no way to report it to RocksDB and no correct answer to give: it
+// prints why and aborts, as RocksDB does when its own arena fails.
 #pragma once
 
 #include <rocksdb/memtablerep.h>

@@ -6,21 +6,6 @@ namespace memrep::rocksdb_plugin {
 
 using ROCKSDB_NAMESPACE::Slice;
 
-char* OverflowRows::Allocate(ROCKSDB_NAMESPACE::Allocator* arena, size_t len) {
-  // RocksDB's arena reports no failure: like the skip list's rows, these
-  // take what RocksDB's own allocation gives.
-  char* row = arena->AllocateAligned(len);
-  concurrency::MutexLock lock(&mu_);
-  pending_.insert(row);
-  bytes_.fetch_add(kNodeBytes, std::memory_order_relaxed);  // relaxed: a statistic
-  return row;
-}
-
-bool OverflowRows::TakePending(const char* row) {
-  concurrency::MutexLock lock(&mu_);
-  return pending_.erase(row) == 1;
-}
-
 bool OverflowRows::Insert(const char* row) {
   concurrency::MutexLock lock(&mu_);
   if (!rows_.insert(row).second) return false;

@@ -6,7 +6,7 @@
 // Meanwhile the adapter reports the memtable as full, so RocksDB switches to
 // a new one: the overflow only holds the writes already in flight.
 //
-// Thread safety: every call from any thread; one mutex guards the sets. It
+// Thread safety: every call from any thread; one mutex guards the set. It
 // is only ever taken after a rep has failed, never on the normal paths.
 #pragma once
 
@@ -15,7 +15,6 @@
 #include <atomic>
 #include <set>
 #include <string_view>
-#include <unordered_set>
 #include <vector>
 
 #include "concurrency/mutex.h"
@@ -27,17 +26,15 @@ class OverflowRows {
   explicit OverflowRows(const ROCKSDB_NAMESPACE::MemTableRep::KeyComparator& cmp)
       : rows_(RowLess{&cmp}) {}
 
-  // Memory for a row of `len` bytes from `arena`; the row's address is its
-  // handle, remembered until Insert takes it.
-  char* Allocate(ROCKSDB_NAMESPACE::Allocator* arena, size_t len);
-  // Whether `row` is a handle Allocate gave and Insert has not taken.
-  bool TakePending(const char* row);
-  // Adds a row; false if one with the same user key and sequence is here.
+  // Adds a row written in RocksDB's arena; false if one with the same user
+  // key and sequence is here. (RocksDB's memtable comparator orders by user
+  // key and then sequence, ignoring the type: InternalKeyComparator's
+  // CompareKeySeq.)
   bool Insert(const char* row);
   bool Contains(std::string_view internal_key) const;
   // The rows, sorted.
   std::vector<const char*> Snapshot() const;
-  // Rows inserted so far, and the heap bytes the sets take. O(1).
+  // Rows inserted so far, and the heap bytes the set takes. O(1).
   size_t count() const { return count_.load(std::memory_order_acquire); }
   size_t bytes() const { return bytes_.load(std::memory_order_relaxed); }
 
@@ -54,12 +51,11 @@ class OverflowRows {
       return (*cmp)(row, key) > 0;
     }
   };
-  // Per node of a std::set or unordered_set: the pointer and the links.
+  // Per node of the std::set: the pointer and the links.
   static constexpr size_t kNodeBytes = 48;
 
   mutable concurrency::Mutex mu_;
   std::set<const char*, RowLess> rows_ GUARDED_BY(mu_);
-  std::unordered_set<const char*> pending_ GUARDED_BY(mu_);
   // release on insert, acquire in count(): a reader that sees the count
   // sees the row (it then reads the set under mu_ anyway).
   std::atomic<size_t> count_{0};

@@ -91,8 +91,11 @@ rdb::Status RepFactory::ConfigureOptions(
     const rdb::ConfigOptions& config_options,
     const std::unordered_map<std::string, std::string>& opts_map,
     std::unordered_map<std::string, std::string>* unused) {
+  // An OPTIONS file written by a newer memrep may name an option this one
+  // does not know: the caller decides (ignore_unknown_options).
   const std::vector<std::string> names = spec_.OptionNames();
   for (const auto& [name, value] : opts_map) {
+    if (config_options.ignore_unknown_options) break;
     if (std::find(names.begin(), names.end(), name) == names.end()) {
       std::string known;
       for (const std::string& n : names) known += (known.empty() ? "" : ", ") + n;

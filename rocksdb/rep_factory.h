@@ -43,7 +43,8 @@ class RepFactory final : public ROCKSDB_NAMESPACE::MemTableRepFactory {
 
  protected:
   // Refuses unknown option names with InvalidArgument (RocksDB alone would
-  // answer NotFound), listing the known ones.
+  // answer NotFound), listing the known ones, unless the ConfigOptions say
+  // to ignore unknown options.
   ROCKSDB_NAMESPACE::Status ConfigureOptions(
       const ROCKSDB_NAMESPACE::ConfigOptions& config_options,
       const std::unordered_map<std::string, std::string>& opts_map,

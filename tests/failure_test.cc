@@ -74,7 +74,7 @@ TEST(Full, ARepAtItsLimitSaysSwitchMemtables) {
   EXPECT_NE(s.message().find("switch memtables"), std::string::npos) << s.ToString();
   EXPECT_EQ(table->NumEntries(), 10u);
   WriteBatch batch;
-  batch.Put("x", "1");
+  ASSERT_TRUE(batch.Put("x", "1").ok());
   EXPECT_TRUE(table->Write(batch, 100).IsFull());
 }
 

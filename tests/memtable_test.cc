@@ -72,9 +72,9 @@ TEST(MemTable, MergeOperandsAreReadThroughIterators) {
 TEST(MemTable, WriteBatchUsesConsecutiveSequences) {
   auto t = Open();
   WriteBatch batch;
-  batch.Put("a", "1");
-  batch.Put("b", "2");
-  batch.Delete("a");
+  ASSERT_TRUE(batch.Put("a", "1").ok());
+  ASSERT_TRUE(batch.Put("b", "2").ok());
+  ASSERT_TRUE(batch.Delete("a").ok());
   ASSERT_TRUE(t->Write(batch, 100).ok());
   std::string v;
   ASSERT_TRUE(t->Get("a", 100, &v).ok());
@@ -84,16 +84,16 @@ TEST(MemTable, WriteBatchUsesConsecutiveSequences) {
   EXPECT_EQ(v, "2");
 
   WriteBatch clash;
-  clash.Put("c", "3");
-  clash.Put("b", "again");  // b@101 exists
+  ASSERT_TRUE(clash.Put("c", "3").ok());
+  ASSERT_TRUE(clash.Put("b", "again").ok());  // b@101 exists
   Status s = t->Write(clash, 100);
   EXPECT_TRUE(s.IsAlreadyExists()) << s.ToString();
   EXPECT_NE(s.message().find("batch record 1"), std::string::npos);
   ASSERT_TRUE(t->Get("c", 100, &v).ok()) << "records before the clash stay";
 
   WriteBatch too_far;
-  too_far.Put("x", "1");
-  too_far.Put("y", "1");
+  ASSERT_TRUE(too_far.Put("x", "1").ok());
+  ASSERT_TRUE(too_far.Put("y", "1").ok());
   EXPECT_TRUE(t->Write(too_far, kMaxSequenceNumber).IsInvalidArgument());
   EXPECT_TRUE(t->Get("x", kMaxSequenceNumber, &v).IsNotFound()) << "a refused batch adds nothing";
 }

@@ -76,6 +76,10 @@ TEST(RepSpec, EveryFormNamesTheRepAndItsOptions) {
   EXPECT_EQ(Parsed("id=sorted_hash; max_runs=4;write_buffer_size=64M; "),
             "id=memrep.SortedHash;bucket_count=auto;write_buffer_size=67108864;"
             "seal_threshold=8192;background_cut=4096;max_runs=4");
+  // RocksDB's own reading of an id: "<name>:<value>" there too.
+  EXPECT_EQ(Parsed("id=sorted_hash:4096; max_runs=4\n"),
+            "id=memrep.SortedHash;bucket_count=4096;write_buffer_size=auto;seal_threshold=8192;"
+            "background_cut=4096;max_runs=4");
   // What ToString writes, Parse reads back.
   EXPECT_EQ(Parsed(Parsed("id=memrep.SortedHash;max_runs=5;bucket_count=77")),
             Parsed("id=memrep.SortedHash;max_runs=5;bucket_count=77"));
@@ -143,6 +147,9 @@ TEST(SortedHashOptions, BucketsAreSizedFromTheWriteBuffer) {
   EXPECT_EQ(sorted_hash::EffectiveBucketCount(o, uint64_t{256} << 20), 1024u);
   o.bucket_count = 5000;
   EXPECT_EQ(sorted_hash::EffectiveBucketCount(o, 4096), 8192u);
+  o.bucket_count = 16;
+  EXPECT_EQ(sorted_hash::EffectiveBucketCount(o, uint64_t{256} << 20), 16u)
+      << "a count given is honoured, however small (long chains in tests)";
 }
 
 TEST(RepSpec, AComparatorTheRepCannotServeIsRefusedAtOpen) {

@@ -109,6 +109,17 @@ TEST(PluginFactory, BadSpecsFailWithAClearMessage) {
     EXPECT_TRUE(s.IsInvalidArgument()) << c.spec << " gave " << s.ToString();
     EXPECT_NE(s.ToString().find(c.says), std::string::npos) << c.spec << " gave " << s.ToString();
   }
+  // An OPTIONS file from a newer memrep may name an option this one does not
+  // know: refused, unless the caller asks RocksDB to ignore unknown options.
+  {
+    rdb::ConfigOptions lenient;
+    lenient.ignore_unknown_options = true;
+    std::shared_ptr<rdb::MemTableRepFactory> f;
+    rdb::Status s = rdb::MemTableRepFactory::CreateFromString(
+        lenient, "id=memrep.SortedHash; max_runs=4; option_of_the_future=1", &f);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    EXPECT_EQ(OptionOf(*f, "max_runs"), "4");
+  }
   // An unknown rep is RocksDB's own error.
   std::shared_ptr<rdb::MemTableRepFactory> f;
   EXPECT_FALSE(Create("memrep.NoSuchRep", &f).ok());

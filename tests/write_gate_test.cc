@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -62,11 +63,19 @@ TEST_P(FreezeRaceTest, AWriteLandsBeforeFreezeReturnsOrIsRefused) {
         }
       });
     }
+    // A flusher that drains as soon as it sees the table frozen: it must see
+    // every write that was acknowledged.
+    std::set<std::string> drained;
+    std::thread flusher([&] {
+      while (!table->frozen()) std::this_thread::yield();
+      ASSERT_TRUE(table->Drain([&](const EntryView& e) { drained.emplace(e.user_key); }).ok());
+    });
     go.store(true, std::memory_order_release);
     std::this_thread::sleep_for(std::chrono::microseconds(200 * (round % 5)));
     table->Freeze();
     const uint64_t at_freeze = table->NumEntries();
     for (auto& t : writers) t.join();
+    flusher.join();
     EXPECT_EQ(table->NumEntries(), at_freeze) << "an entry arrived after Freeze returned";
     uint64_t landed = 0;
     for (const auto& per_writer : results) {
@@ -76,6 +85,7 @@ TEST_P(FreezeRaceTest, AWriteLandsBeforeFreezeReturnsOrIsRefused) {
         if (ok) {
           ++landed;
           ASSERT_TRUE(s.ok()) << key << " was acknowledged but is not visible: " << s.ToString();
+          ASSERT_EQ(drained.count(key), 1u) << key << " was acknowledged but not drained";
         } else {
           ASSERT_TRUE(s.IsNotFound()) << key << " was refused but is stored";
         }

@@ -12,7 +12,11 @@
 // lands before Freeze returns, and is then visible, or fails with Frozen. An
 // iterator must be destroyed before its MemTable.
 //
-// Errors: every function that can fail returns a Status; none throws.
+// Errors: every operation that can fail returns a Status and throws nothing
+// of memrep's (a callback of yours, or your comparator, may throw: that
+// passes through). Functions that only describe (rep_name, ToString-like
+// accessors of other headers) return strings and can throw std::bad_alloc
+// like any C++ function that returns one.
 #pragma once
 
 #include <cstdint>
@@ -49,13 +53,17 @@ struct MemTableOptions {
 };
 
 // Records written together with consecutive sequence numbers, kept in one
-// buffer (no allocation per record).
+// buffer (no allocation per record). Adding a record fails only for a key or
+// value over the size limits (InvalidArgument) or with no memory left
+// (OutOfMemory); the batch is then as it was.
 class MEMREP_EXPORT WriteBatch {
  public:
-  void Put(std::string_view key, std::string_view value) { Append(ValueType::kValue, key, value); }
-  void Delete(std::string_view key) { Append(ValueType::kDeletion, key, {}); }
-  void Merge(std::string_view key, std::string_view operand) {
-    Append(ValueType::kMerge, key, operand);
+  Status Put(std::string_view key, std::string_view value) {
+    return Append(ValueType::kValue, key, value);
+  }
+  Status Delete(std::string_view key) { return Append(ValueType::kDeletion, key, {}); }
+  Status Merge(std::string_view key, std::string_view operand) {
+    return Append(ValueType::kMerge, key, operand);
   }
   size_t Count() const { return count_; }
   void Clear() {
@@ -65,7 +73,7 @@ class MEMREP_EXPORT WriteBatch {
 
  private:
   friend class MemTable;
-  void Append(ValueType type, std::string_view key, std::string_view value);
+  Status Append(ValueType type, std::string_view key, std::string_view value);
   // Calls fn(type, key, value) for each record, in order.
   template <typename Fn>
   void ForEach(Fn&& fn) const;
@@ -173,6 +181,15 @@ class MEMREP_EXPORT MemTable {
   struct Impl;
   explicit MemTable(std::unique_ptr<Impl> impl);
   Status Validate(const EntryView& record) const;
+  // The bodies of the public functions, which turn std::bad_alloc from
+  // memrep's own bookkeeping into OutOfMemory.
+  static Status OpenGuarded(const MemTableOptions& options, std::unique_ptr<MemTable>* out);
+  Status AddGuarded(std::string_view key, SequenceNumber seq, ValueType type,
+                    std::string_view value);
+  Status WriteGuarded(std::span<const EntryView> records);
+  Status WriteBatchGuarded(const WriteBatch& batch, SequenceNumber first_seq);
+  Status GetGuarded(std::string_view key, SequenceNumber snapshot, std::string* value) const;
+  Status DrainGuarded(const std::function<void(const EntryView&)>& fn) const;
 
   std::unique_ptr<Impl> impl_;
 };

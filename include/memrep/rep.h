@@ -80,7 +80,8 @@ class MEMREP_EXPORT Allocator {
   virtual char* AllocateAligned(size_t bytes) noexcept = 0;
 };
 
-// An opaque reference to one allocated row, returned by Rep::Allocate.
+// An opaque reference to one allocated row, returned by Rep::Allocate. Its
+// top bit is never set (the RocksDB face tags its own handles with it).
 using KeyHandle = void*;
 
 // What a rep can do, declared once in its registration and read by the

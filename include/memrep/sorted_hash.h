@@ -20,11 +20,12 @@ struct MEMREP_EXPORT SortedHashOptions {
   static constexpr const char* kName = "memrep.SortedHash";
 
   // Hash buckets, 4 bytes each, rounded up to a power of two. 0 (auto):
-  // one bucket per kWriteBufferBytesPerBucket bytes of memtable, so a full
-  // memtable of ~150-byte entries has chains of about two, and the index
-  // costs 1/64 of the write buffer.
+  // one bucket per kWriteBufferBytesPerBucket bytes of memtable (at least
+  // kMinAutoBuckets), so a full memtable of ~150-byte entries has chains of
+  // about two, and the index costs 1/64 of the write buffer.
   uint64_t bucket_count = 0;
   static constexpr uint64_t kWriteBufferBytesPerBucket = 256;
+  static constexpr uint64_t kMinAutoBuckets = 1024;
 
   // The memtable size this rep is sized for, in bytes. 0 (auto): the size
   // the memtable is expected to reach (RocksDB's write_buffer_size, or

@@ -185,13 +185,24 @@ void BackgroundPool::FinishTask(uint64_t epoch) {
   }
 }
 
+// When memory runs out on the way, Submit and SubmitAfter throw
+// std::bad_alloc and leave no trace (a task counted but never queued would
+// hang Drain). Once a task is in its strand's queue it stays there: if the
+// strand then cannot be put on the ready list, it is left unscheduled and the
+// next post to it schedules it, this task included.
 void BackgroundPool::Submit(const std::shared_ptr<StrandQueue>& strand, Task task) {
   uint64_t epoch;
   {
     MutexLock lock(&mu_);
     epoch = CountTask();  // before the task can run (Invariant 4)
   }
-  Enqueue(strand, Entry{std::move(task), epoch});
+  try {
+    Enqueue(strand, Entry{std::move(task), epoch});
+  } catch (...) {
+    MutexLock lock(&mu_);
+    FinishTask(epoch);
+    throw;
+  }
 }
 
 void BackgroundPool::SubmitAfter(const std::shared_ptr<StrandQueue>& strand,
@@ -199,7 +210,13 @@ void BackgroundPool::SubmitAfter(const std::shared_ptr<StrandQueue>& strand,
   const Clock::time_point due = Clock::now() + std::min(delay, kMaxDelay);
   MutexLock lock(&mu_);
   const bool earliest = timers_.empty() || due < timers_.begin()->first;
-  timers_.emplace(due, Timer{strand, Entry{std::move(task), CountTask()}});
+  const uint64_t epoch = CountTask();
+  try {
+    timers_.emplace(due, Timer{strand, Entry{std::move(task), epoch}});
+  } catch (...) {
+    FinishTask(epoch);
+    throw;
+  }
   if (earliest) work_.SignalAll();  // Invariant 5: idle threads re-aim at the new earliest timer
 }
 
@@ -211,16 +228,30 @@ void BackgroundPool::Enqueue(const std::shared_ptr<StrandQueue>& strand, Entry e
     queue.tasks.push_back(std::move(entry));
     schedule = !std::exchange(queue.scheduled, true);
   }
-  if (schedule) {
+  if (!schedule) return;
+  try {
     MutexLock lock(&mu_);
     ready_.push_back(strand);
     work_.Signal();
+  } catch (const std::bad_alloc&) {
+    MutexLock lock(&queue.mu);
+    queue.scheduled = false;  // the next post schedules it
   }
 }
 
 void BackgroundPool::Run() {
   for (Work work; NextWork(&work); work = Work()) {
-    for (Timer& timer : work.due) Enqueue(timer.strand, std::move(timer.entry));
+    for (Timer& timer : work.due) {
+      const uint64_t epoch = timer.entry.epoch;
+      try {
+        Enqueue(timer.strand, std::move(timer.entry));
+      } catch (const std::bad_alloc&) {
+        // No memory to queue a due task: it is dropped (a RunIndex asks
+        // again), and uncounted so that Drain does not wait for it.
+        MutexLock lock(&mu_);
+        FinishTask(epoch);
+      }
+    }
     if (work.job != nullptr) {
       work.job->RunChunks();
       RemoveJob(work.job);

@@ -5,8 +5,8 @@
 // A single unchanged reading is not enough: two readings taken back to back
 // often fall between two increments of a busy counter.
 //
-// Thread safety: none; one caller at a time (the background worker's tasks
-// of one rep never overlap).
+// Thread safety: none; one caller at a time (a RunIndex calls it from its
+// background tasks, which run on one Strand and so never overlap).
 #pragma once
 
 #include <chrono>

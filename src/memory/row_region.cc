@@ -67,9 +67,9 @@ Status RowRegion::Grab(size_t bytes, uint64_t* ref) {
   } while (!next_chunk_.compare_exchange_weak(slot, slot + 1, std::memory_order_relaxed));
   char* memory = allocator_->AllocateAligned(bytes);
   if (memory == nullptr) {
-    // The slot stays unused: no ref names it.
-    return Status::OutOfMemory("could not allocate " + std::to_string(bytes) +
-                               " bytes for the memtable's rows");
+    // The slot stays unused: no ref names it. A fixed message: building one
+    // would need the memory that just ran out.
+    return Status::OutOfMemory("could not allocate memory for the memtable's rows");
   }
   chunk_memory_.fetch_add(bytes, std::memory_order_relaxed);  // relaxed: a statistic
   table_[slot] = memory;

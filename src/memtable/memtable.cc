@@ -1,5 +1,6 @@
 #include "memrep/memtable.h"
 
+#include <atomic>
 #include <new>
 #include <string>
 #include <vector>
@@ -22,11 +23,26 @@ struct MemTable::Impl {
   std::unique_ptr<Rep> rep;  // declared after the arena: destroyed before it
   // Orders writes against Freeze.
   concurrency::WriteGate gate;
+  // Set (release) once Freeze has waited for the writes in progress and
+  // frozen the rep: whoever sees it (acquire) sees every write that landed.
+  // The gate's own flag turns earlier, while those writes may still land.
+  std::atomic<bool> frozen{false};
   // Writers one at a time, for a rep without concurrent inserts.
   concurrency::Mutex writer_mu;
 };
 
 namespace {
+
+// The public functions' guard: memory running out in memrep's own
+// bookkeeping (a message, a vector) becomes a Status, never an exception.
+template <typename Fn>
+Status Guarded(Fn&& fn) noexcept {
+  try {
+    return fn();
+  } catch (const std::bad_alloc&) {
+    return Status::OutOfMemory("out of memory in the memtable; the operation changed nothing");
+  }
+}
 
 // Runs a write through the gate, and one writer at a time for a rep that
 // takes no concurrent inserts. Memory running out in the write's own
@@ -53,6 +69,10 @@ Status GatedWrite(concurrency::WriteGate& gate, concurrency::Mutex& writer_mu, b
 }  // namespace
 
 Status MemTable::Open(const MemTableOptions& options, std::unique_ptr<MemTable>* out) {
+  return Guarded([&] { return OpenGuarded(options, out); });
+}
+
+Status MemTable::OpenGuarded(const MemTableOptions& options, std::unique_ptr<MemTable>* out) {
   RepSpec spec;
   Status s = RepSpec::Parse(options.rep, &spec);
   if (!s.ok()) return s;
@@ -62,19 +82,15 @@ Status MemTable::Open(const MemTableOptions& options, std::unique_ptr<MemTable>*
   }
   s = spec.CheckComparator(options.comparator);
   if (!s.ok()) return s;
-  try {
-    auto impl = std::make_unique<Impl>(options, std::move(spec));
-    RepContext context;
-    context.allocator = options.allocator != nullptr ? options.allocator : &impl->arena;
-    context.comparator = options.comparator;
-    context.rows = false;
-    context.write_buffer_size = options.write_buffer_size;
-    s = impl->spec.NewRep(context, &impl->rep);
-    if (!s.ok()) return s;
-    out->reset(new MemTable(std::move(impl)));
-  } catch (const std::bad_alloc&) {
-    return Status::OutOfMemory("could not allocate a memtable");
-  }
+  auto impl = std::make_unique<Impl>(options, std::move(spec));
+  RepContext context;
+  context.allocator = options.allocator != nullptr ? options.allocator : &impl->arena;
+  context.comparator = options.comparator;
+  context.rows = false;
+  context.write_buffer_size = options.write_buffer_size;
+  s = impl->spec.NewRep(context, &impl->rep);
+  if (!s.ok()) return s;
+  out->reset(new MemTable(std::move(impl)));
   return Status::OK();
 }
 
@@ -113,6 +129,11 @@ Status MemTable::Validate(const EntryView& record) const {
 
 Status MemTable::Add(std::string_view key, SequenceNumber seq, ValueType type,
                      std::string_view value) {
+  return Guarded([&] { return AddGuarded(key, seq, type, value); });
+}
+
+Status MemTable::AddGuarded(std::string_view key, SequenceNumber seq, ValueType type,
+                            std::string_view value) {
   if (seq > kMaxSequenceNumber) {
     return Status::InvalidArgument("sequence " + std::to_string(seq) +
                                    " is above kMaxSequenceNumber (2^56-1)");
@@ -127,6 +148,10 @@ Status MemTable::Add(std::string_view key, SequenceNumber seq, ValueType type,
 }
 
 Status MemTable::Write(std::span<const EntryView> records) {
+  return Guarded([&] { return WriteGuarded(records); });
+}
+
+Status MemTable::WriteGuarded(std::span<const EntryView> records) {
   for (size_t i = 0; i < records.size(); ++i) {
     Status s = Validate(records[i]);
     if (!s.ok()) {
@@ -157,16 +182,15 @@ void WriteBatch::ForEach(Fn&& fn) const {
 }
 
 Status MemTable::Write(const WriteBatch& batch, SequenceNumber first_seq) {
+  return Guarded([&] { return WriteBatchGuarded(batch, first_seq); });
+}
+
+Status MemTable::WriteBatchGuarded(const WriteBatch& batch, SequenceNumber first_seq) {
   if (batch.Count() > 0 && first_seq > kMaxSequenceNumber - (batch.Count() - 1)) {
     return Status::InvalidArgument("the batch's sequences would pass kMaxSequenceNumber");
   }
   std::vector<EntryView> records;
-  try {
-    records.reserve(batch.Count());
-  } catch (const std::bad_alloc&) {
-    return Status::OutOfMemory("could not allocate the batch's " + std::to_string(batch.Count()) +
-                               " records");
-  }
+  records.reserve(batch.Count());
   SequenceNumber seq = first_seq;
   batch.ForEach([&](ValueType type, std::string_view key, std::string_view value) {
     records.push_back(EntryView::Of(key, seq++, type, value));
@@ -207,6 +231,11 @@ bool GetCallback(void* arg, const EntryView& entry) {
 }  // namespace
 
 Status MemTable::Get(std::string_view key, SequenceNumber snapshot, std::string* value) const {
+  return Guarded([&] { return GetGuarded(key, snapshot, value); });
+}
+
+Status MemTable::GetGuarded(std::string_view key, SequenceNumber snapshot,
+                            std::string* value) const {
   if (snapshot > kMaxSequenceNumber) snapshot = kMaxSequenceNumber;
   std::string lookup;
   try {
@@ -245,11 +274,16 @@ Status MemTable::NewIterator(std::unique_ptr<MemTableIterator>* out) const {
 void MemTable::Freeze() {
   impl_->gate.Close();  // every write that entered has landed; later ones are refused
   impl_->rep->Freeze();
+  impl_->frozen.store(true, std::memory_order_release);
 }
 
-bool MemTable::frozen() const { return impl_->gate.closed(); }
+bool MemTable::frozen() const { return impl_->frozen.load(std::memory_order_acquire); }
 
 Status MemTable::Drain(const std::function<void(const EntryView&)>& fn) const {
+  return Guarded([&] { return DrainGuarded(fn); });
+}
+
+Status MemTable::DrainGuarded(const std::function<void(const EntryView&)>& fn) const {
   if (!frozen()) {
     return Status::InvalidArgument("Drain needs a frozen memtable: call Freeze() first");
   }

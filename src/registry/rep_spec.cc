@@ -15,9 +15,11 @@ struct RepSpec::Impl {
 
 namespace {
 
+// White space around names and items, as OptionTable trims it.
 std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  constexpr std::string_view kSpace = " \t\r\n";
+  while (!s.empty() && kSpace.find(s.front()) != std::string_view::npos) s.remove_prefix(1);
+  while (!s.empty() && kSpace.find(s.back()) != std::string_view::npos) s.remove_suffix(1);
   return s;
 }
 
@@ -81,56 +83,57 @@ Status UnknownRep(std::string_view name) {
                                  "'; known: " + registry::KnownNames());
 }
 
-// Parses `text` into *impl (see registry.h for the forms).
-Status ParseSpec(std::string_view text, RepSpec::Impl* impl) {
-  text = Trim(text);
-  std::string_view name = text, positional;
-  bool has_positional = false;
-  if (text.find('=') != std::string_view::npos) {
-    // "id=<name>; option=value; ...": find the id item, keep the rest.
-    name = {};
-    std::string rest;
-    for (std::string_view items = text; !items.empty();) {
-      const size_t end = std::min(items.find(';'), items.size());
-      const std::string_view item = Trim(items.substr(0, end));
-      items.remove_prefix(std::min(end + 1, items.size()));
-      const size_t eq = item.find('=');
-      if (eq != std::string_view::npos && Trim(item.substr(0, eq)) == "id") {
-        name = Trim(item.substr(eq + 1));
-      } else if (!item.empty()) {
-        rest += std::string(item) + ";";
-      }
-    }
-    if (name.empty()) {
-      return Status::InvalidArgument(
-          "options string '" + std::string(text) +
-          "' names no rep: begin it with id=<rep name>; known reps: " + registry::KnownNames());
-    }
-    const registry::Registration* rep = registry::Find(name);
-    if (rep == nullptr) return UnknownRep(name);
-    impl->rep = rep;
-    impl->options = registry::AnyOptions(rep->options);
-    return impl->options.Parse(rest);
-  }
-  if (const size_t colon = text.find(':'); colon != std::string_view::npos) {
-    name = Trim(text.substr(0, colon));
-    positional = Trim(text.substr(colon + 1));
-    has_positional = true;
+// Finds the rep `name` names ("<name>" or "<name>:<positional value>") and
+// starts *impl at its defaults, with the positional option set.
+Status StartSpec(std::string_view name, RepSpec::Impl* impl) {
+  std::string_view positional;
+  const size_t colon = name.find(':');
+  if (colon != std::string_view::npos) {
+    positional = Trim(name.substr(colon + 1));
+    name = Trim(name.substr(0, colon));
   }
   const registry::Registration* rep = registry::Find(name);
   if (rep == nullptr) return UnknownRep(name);
   impl->rep = rep;
   impl->options = registry::AnyOptions(rep->options);
-  if (has_positional) {
-    if (rep->positional_option.empty()) {
-      return Status::InvalidArgument("memtable rep '" + rep->name + "' takes no '" +
-                                     std::string(name) + ":<value>' form; use id=" + rep->name +
-                                     "; <option>=<value>");
-    }
-    Status s = impl->options.Set(rep->positional_option, positional);
-    if (!s.ok()) return s;
+  if (colon == std::string_view::npos) return Status::OK();
+  if (rep->positional_option.empty()) {
+    return Status::InvalidArgument("memtable rep '" + rep->name + "' takes no '" +
+                                   std::string(name) + ":<value>' form; use id=" + rep->name +
+                                   "; <option>=<value>");
   }
-  return impl->options.Validate();
+  return impl->options.Set(rep->positional_option, positional);
+}
+
+// Parses `text` into *impl (see registry.h for the forms).
+Status ParseSpec(std::string_view text, RepSpec::Impl* impl) {
+  text = Trim(text);
+  if (text.find('=') == std::string_view::npos) {
+    Status s = StartSpec(text, impl);
+    return s.ok() ? impl->options.Validate() : s;
+  }
+  // "id=<name>; option=value; ...": the id item names the rep (as RocksDB
+  // reads it, "<name>:<value>" there too); the rest are its options.
+  std::string_view name;
+  std::string rest;
+  for (std::string_view items = text; !items.empty();) {
+    const size_t end = std::min(items.find(';'), items.size());
+    const std::string_view item = Trim(items.substr(0, end));
+    items.remove_prefix(std::min(end + 1, items.size()));
+    const size_t eq = item.find('=');
+    if (eq != std::string_view::npos && Trim(item.substr(0, eq)) == "id") {
+      name = Trim(item.substr(eq + 1));
+    } else if (!item.empty()) {
+      rest += std::string(item) + ";";
+    }
+  }
+  if (name.empty()) {
+    return Status::InvalidArgument(
+        "options string '" + std::string(text) +
+        "' names no rep: begin it with id=<rep name>; known reps: " + registry::KnownNames());
+  }
+  Status s = StartSpec(name, impl);
+  return s.ok() ? impl->options.Parse(rest) : s;
 }
 
 }  // namespace

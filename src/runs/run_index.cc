@@ -165,9 +165,11 @@ void RunIndex::Background() {
     // task, which may have run a moment ago between two pushes).
     const bool idle = is_frozen || quiet_.Quiet(Count(), std::chrono::steady_clock::now());
     more = CutAndMerge(idle);
-  } catch (const std::bad_alloc&) {
-    // Nothing was published half-way: runs are replaced whole. Readers sort
-    // what the strand could not; it tries again after a recheck period.
+  } catch (...) {
+    // Out of memory, or a custom comparator that threw. Nothing was
+    // published half-way (runs are replaced whole): readers sort what the
+    // strand could not, and it tries again after a recheck period. running_
+    // must be cleared whatever happened, or Close would wait forever.
   }
   {
     concurrency::MutexLock lock(&task_mu_);

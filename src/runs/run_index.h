@@ -26,7 +26,9 @@
 //  - Freeze only flags and requests: it never waits for a sort;
 //  - Close (the rep's destructor) cancels: a running merge stops within
 //    SortedRun::kCancelCheck rows and queued tasks do nothing, so destroying
-//    a rep never waits for a big merge.
+//    a rep never waits for a big merge. A running cut (a sort of the rows that
+//    arrived since the last one: a few thousand with the default options)
+//    finishes first.
 // The index is reference counted: queued tasks hold it, so it outlives the
 // rep that made it until they have run (and returned at once).
 #pragma once

@@ -48,7 +48,9 @@ class RunIterator final : public RepIterator {
   // (and an invalid cursor) if it could not.
   bool Refresh();
 
-  const std::shared_ptr<RunIndex> index_;  // keeps the runs and the key order alive
+  // Keeps the runs alive; the key order and the rows are the rep's, which
+  // outlives its iterators.
+  const std::shared_ptr<RunIndex> index_;
   RunIndex::View view_;
   MergingCursor cursor_;
   Status status_;

@@ -72,7 +72,7 @@ class RunSetHolder {
 // Runs within this factor of each other in size are merged.
 inline constexpr size_t kMergeRatio = 4;
 
-// The merge the background worker should do next in `set`, as the indexes of
+// The merge the background strand should do next in `set`, as the indexes of
 // two runs, or false if the set is in shape: at most max_runs runs, and each
 // run more than kMergeRatio times the size of the next smaller one (so at
 // most log_kMergeRatio(entries / smallest run) + 1 runs). With `all`, any two

@@ -27,11 +27,14 @@ runs::RunIndexOptions RunOptions(const SortedHashOptions& options) {
 }  // namespace
 
 uint64_t EffectiveBucketCount(const SortedHashOptions& options, uint64_t write_buffer_size) {
-  uint64_t wanted = options.bucket_count != 0
-                        ? options.bucket_count
-                        : write_buffer_size / SortedHashOptions::kWriteBufferBytesPerBucket;
-  wanted = std::clamp<uint64_t>(wanted, 1024, SortedHashOptions::kMaxBucketCount);
-  return std::bit_ceil(wanted);
+  // A count given is honoured (rounded up); an automatic one is at least
+  // kMinAutoBuckets, so that a small write buffer does not make long chains.
+  const uint64_t wanted =
+      options.bucket_count != 0
+          ? options.bucket_count
+          : std::max(write_buffer_size / SortedHashOptions::kWriteBufferBytesPerBucket,
+                     SortedHashOptions::kMinAutoBuckets);
+  return std::bit_ceil(std::min(wanted, SortedHashOptions::kMaxBucketCount));
 }
 
 SortedHashRep::SortedHashRep(const SortedHashOptions& options, const RepContext& context,
