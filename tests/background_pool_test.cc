@@ -414,7 +414,7 @@ TEST(BackgroundPool, DestructorRunsDelayedTasksAtOnceInDueOrder) {
 TEST(BackgroundPool, DefaultThreadsReadsTheEnvironment) {
   const char* saved = std::getenv("MEMREP_BACKGROUND_THREADS");
   const std::string restore = saved != nullptr ? saved : "";
-  const size_t fallback = std::clamp<size_t>(std::thread::hardware_concurrency() / 2, 2, 8);
+  const size_t fallback = std::clamp<size_t>(std::thread::hardware_concurrency() / 2, 1, 8);
   setenv("MEMREP_BACKGROUND_THREADS", "3", 1);
   EXPECT_EQ(BackgroundPool::DefaultThreads(), 3u);
   setenv("MEMREP_BACKGROUND_THREADS", "64", 1);

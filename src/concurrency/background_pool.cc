@@ -93,7 +93,7 @@ size_t BackgroundPool::DefaultThreads() {
     std::fprintf(
         stderr, "memrep: ignoring MEMREP_BACKGROUND_THREADS=\"%s\": want a number in 1..64\n", env);
   }
-  return std::clamp<size_t>(std::thread::hardware_concurrency() / 2, 2, 8);
+  return std::clamp<size_t>(std::thread::hardware_concurrency() / 2, 1, 8);
 }
 
 BackgroundPool::BackgroundPool(size_t threads) {
