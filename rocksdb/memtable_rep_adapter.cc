@@ -77,7 +77,7 @@ class MemTableRepAdapter::MergedIterator final : public ROCKSDB_NAMESPACE::MemTa
     } else {
       rep_->Next();
     }
-    PickForward();
+    Pick(/*forward=*/true);
   }
   void Prev() override {
     if (!merged()) return rep_->Prev();
@@ -96,7 +96,7 @@ class MemTableRepAdapter::MergedIterator final : public ROCKSDB_NAMESPACE::MemTa
     } else {
       rep_->Prev();
     }
-    PickBackward();
+    Pick(/*forward=*/false);
   }
   // memtable_key may be null (MemTableIterator passes none); the internal key
   // is always given and is all memrep needs.
@@ -107,7 +107,7 @@ class MemTableRepAdapter::MergedIterator final : public ROCKSDB_NAMESPACE::MemTa
     if (!merged()) return;
     pos_ = LowerBound(View(internal_key));
     forward_ = true;
-    PickForward();
+    Pick(/*forward=*/true);
   }
   void SeekForPrev(const Slice& internal_key, const char* /*memtable_key*/) override {
     Refresh();
@@ -116,7 +116,7 @@ class MemTableRepAdapter::MergedIterator final : public ROCKSDB_NAMESPACE::MemTa
     if (!merged()) return;
     pos_ = UpperBound(View(internal_key)) - 1;
     forward_ = false;
-    PickBackward();
+    Pick(/*forward=*/false);
   }
   void SeekToFirst() override {
     Refresh();
@@ -125,7 +125,7 @@ class MemTableRepAdapter::MergedIterator final : public ROCKSDB_NAMESPACE::MemTa
     if (!merged()) return;
     pos_ = 0;
     forward_ = true;
-    PickForward();
+    Pick(/*forward=*/true);
   }
   void SeekToLast() override {
     Refresh();
@@ -134,7 +134,7 @@ class MemTableRepAdapter::MergedIterator final : public ROCKSDB_NAMESPACE::MemTa
     if (!merged()) return;
     pos_ = static_cast<ptrdiff_t>(extra_.size()) - 1;
     forward_ = false;
-    PickBackward();
+    Pick(/*forward=*/false);
   }
 
  private:
@@ -171,19 +171,16 @@ class MemTableRepAdapter::MergedIterator final : public ROCKSDB_NAMESPACE::MemTa
   }
   ptrdiff_t LowerBound(std::string_view key) const { return Bound(key, false); }
   ptrdiff_t UpperBound(std::string_view key) const { return Bound(key, true); }
-  void PickForward() {
+  // The source under the cursor: the smaller head moving forward, the
+  // larger moving backward.
+  void Pick(bool forward) {
     const bool a = rep_->Valid(), b = ExtraValid();
-    current_ = !a && !b ? kNone
-               : !b     ? kRep
-               : !a     ? kExtra
-                        : (owner_.cmp_(rep_->row(), Extra()) < 0 ? kRep : kExtra);
-  }
-  void PickBackward() {
-    const bool a = rep_->Valid(), b = ExtraValid();
-    current_ = !a && !b ? kNone
-               : !b     ? kRep
-               : !a     ? kExtra
-                        : (owner_.cmp_(rep_->row(), Extra()) > 0 ? kRep : kExtra);
+    if (!a || !b) {
+      current_ = a ? kRep : (b ? kExtra : kNone);
+      return;
+    }
+    const int c = owner_.cmp_(rep_->row(), Extra());
+    current_ = (forward ? c < 0 : c > 0) ? kRep : kExtra;
   }
 
   const MemTableRepAdapter& owner_;

@@ -78,8 +78,6 @@ class MEMREP_EXPORT RepSpec {
   std::vector<std::string> OptionNames() const;
   // "id=<name>; <option>=<value>; ..." with every option: Parse reads it back.
   std::string ToString() const;
-  // "<option>=<value>;..." alone.
-  std::string OptionsString() const;
 
   // Whether the rep serves `comparator` (nullptr: bytewise): OK, or
   // InvalidArgument saying why not and what to use instead.

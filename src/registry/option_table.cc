@@ -94,22 +94,6 @@ uint64_t ReadNumber(const OptionField& field, const void* member) {
                                            : *static_cast<const uint64_t*>(member);
 }
 
-std::string Range(const OptionField& field) {
-  switch (field.type) {
-    case OptionType::kCount:
-    case OptionType::kBytes:
-      return Cat(std::to_string(field.min), "..", std::to_string(field.max),
-                 field.allows_auto ? " or auto" : "");
-    case OptionType::kBool:
-      return "true | false";
-    case OptionType::kString:
-      return "text without ; = { }";
-    case OptionType::kChoice:
-      return Join(field.choices, " | ");
-  }
-  return {};
-}
-
 // A Markdown table cell: '|' would end the cell.
 std::string Cell(std::string_view text) {
   std::string out;
@@ -312,15 +296,46 @@ std::string OptionTable::ToString(const void* options) const noexcept {
   }
 }
 
+const char* TypeName(OptionType type) noexcept {
+  switch (type) {
+    case OptionType::kCount:
+      return "count";
+    case OptionType::kBytes:
+      return "bytes";
+    case OptionType::kBool:
+      return "bool";
+    case OptionType::kString:
+      return "string";
+    case OptionType::kChoice:
+      return "choice";
+  }
+  return "?";
+}
+
+std::string RangeText(const OptionField& field) {
+  switch (field.type) {
+    case OptionType::kCount:
+    case OptionType::kBytes:
+      return Cat(std::to_string(field.min), "..", std::to_string(field.max),
+                 field.allows_auto ? " or auto" : "");
+    case OptionType::kBool:
+      return "true | false";
+    case OptionType::kString:
+      return "text without ; = { }";
+    case OptionType::kChoice:
+      return Join(field.choices, " | ");
+  }
+  return {};
+}
+
 std::string OptionTable::Markdown() const noexcept {
-  static constexpr std::string_view kTypeNames[] = {"count", "bytes", "bool", "string", "choice"};
   try {
     std::string out;
     if (!status_.ok()) return out;
     out = "| option | type | default | range | description |\n| --- | --- | --- | --- | --- |\n";
     for (const OptionField& field : fields_) {
-      out += Cat("| ", field.name, " | ", kTypeNames[static_cast<int>(field.type)], " | ",
-                 Cell(Print(field, defaults_.get())), " | ", Cell(Range(field)), " | ",
+      out += Cat("| ", field.name, " | ", TypeName(field.type), " | ",
+                 Cell(Print(field, defaults_.get())), " | ", Cell(RangeText(field)), " | ",
                  Cell(field.doc), " |\n");
     }
     return out;

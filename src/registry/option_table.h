@@ -86,6 +86,11 @@ struct OptionField {
   std::function<void*(void*)> member;
 };
 
+// A field's type and accepted range as the docs write them ("count",
+// "2..64", "1..1073741824 or auto", "a | b"); Markdown and ListReps use them.
+const char* TypeName(OptionType type) noexcept;
+std::string RangeText(const OptionField& field);
+
 class OptionTable {
  public:
   template <typename Options>

@@ -23,41 +23,6 @@ std::string_view Trim(std::string_view s) {
   return s;
 }
 
-const char* TypeName(registry::OptionType type) {
-  switch (type) {
-    case registry::OptionType::kCount:
-      return "count";
-    case registry::OptionType::kBytes:
-      return "bytes";
-    case registry::OptionType::kBool:
-      return "bool";
-    case registry::OptionType::kString:
-      return "string";
-    case registry::OptionType::kChoice:
-      return "choice";
-  }
-  return "?";
-}
-
-std::string RangeOf(const registry::OptionField& field) {
-  switch (field.type) {
-    case registry::OptionType::kCount:
-    case registry::OptionType::kBytes:
-      return std::to_string(field.min) + ".." + std::to_string(field.max) +
-             (field.allows_auto ? " or auto" : "");
-    case registry::OptionType::kBool:
-      return "true | false";
-    case registry::OptionType::kString:
-      return "text";
-    case registry::OptionType::kChoice: {
-      std::string out;
-      for (const std::string& c : field.choices) out += (out.empty() ? "" : " | ") + c;
-      return out;
-    }
-  }
-  return "";
-}
-
 RepInfo InfoOf(const registry::Registration& r) {
   RepInfo info;
   info.name = r.name;
@@ -69,9 +34,9 @@ RepInfo InfoOf(const registry::Registration& r) {
   for (const registry::OptionField& field : r.options->fields()) {
     OptionInfo option;
     option.name = field.name;
-    option.type = TypeName(field.type);
+    option.type = registry::TypeName(field.type);
     (void)defaults.Get(field.name, &option.default_value);
-    option.range = RangeOf(field);
+    option.range = registry::RangeText(field);
     option.doc = field.doc;
     info.options.push_back(std::move(option));
   }
@@ -231,8 +196,6 @@ std::string RepSpec::ToString() const {
   const std::string options = impl_->options.ToString();
   return "id=" + impl_->rep->name + (options.empty() ? "" : ";" + options);
 }
-
-std::string RepSpec::OptionsString() const { return impl_->options.ToString(); }
 
 Status RepSpec::CheckComparator(const UserKeyComparator* comparator) const {
   const format::KeyOrder order(comparator);

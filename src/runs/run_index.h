@@ -64,9 +64,7 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   RunIndex(const RunIndexOptions& options, const format::KeyOrder& order, const RowRegion& region,
            concurrency::BackgroundPool& pool);
 
-  const RunIndexOptions& options() const { return options_; }
   const format::KeyOrder& order() const { return order_; }
-  const RowRegion& region() const { return region_; }
 
   // Adds the node `ref`, whose row is complete: it becomes visible to
   // Snapshot, and is sorted in the background.
