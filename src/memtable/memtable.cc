@@ -35,18 +35,22 @@ namespace {
 
 // The public functions' guard: memory running out in memrep's own
 // bookkeeping (a message, a vector) becomes a Status, never an exception.
+// (Not noexcept: an exception of the caller's comparator or callback passes
+// through, as documented.)
 template <typename Fn>
-Status Guarded(Fn&& fn) noexcept {
+Status Guarded(Fn&& fn) {
   try {
     return fn();
   } catch (const std::bad_alloc&) {
-    return Status::OutOfMemory("out of memory in the memtable; the operation changed nothing");
+    return Status::OutOfMemory(
+        "out of memory in the memtable's bookkeeping; a write stored nothing, or for a batch, "
+        "only the records before the one being written");
   }
 }
 
 // Runs a write through the gate, and one writer at a time for a rep that
-// takes no concurrent inserts. Memory running out in the write's own
-// bookkeeping (a message) becomes a Status; the gate is always left.
+// takes no concurrent inserts; the gate is always left, whatever the write
+// throws (its callers are Guarded).
 template <typename Fn>
 Status GatedWrite(concurrency::WriteGate& gate, concurrency::Mutex& writer_mu, bool concurrent,
                   Fn&& write) {
@@ -57,13 +61,9 @@ Status GatedWrite(concurrency::WriteGate& gate, concurrency::Mutex& writer_mu, b
     concurrency::WriteGate& gate;
     ~Leave() { gate.Exit(); }
   } leave{gate};
-  try {
-    if (concurrent) return write();
-    concurrency::MutexLock lock(&writer_mu);
-    return write();
-  } catch (const std::bad_alloc&) {
-    return Status::OutOfMemory("out of memory while writing to the memtable");
-  }
+  if (concurrent) return write();
+  concurrency::MutexLock lock(&writer_mu);
+  return write();
 }
 
 }  // namespace
