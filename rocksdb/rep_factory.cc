@@ -8,9 +8,9 @@
 
 #include <map>
 #include <memory>
-#include <mutex>
 
 #include "comparator_probe.h"
+#include "concurrency/mutex.h"
 #include "memrep/rocksdb.h"
 #include "memtable_rep_adapter.h"
 
@@ -63,11 +63,11 @@ rdb::OptionTypeInfo OptionOfSpec() {
 // The option map of a rep, built once per rep and kept for the process
 // (RocksDB keeps a pointer to it in each factory).
 const std::unordered_map<std::string, rdb::OptionTypeInfo>& TypeInfoOf(const RepSpec& spec) {
-  static std::mutex mu;
+  static concurrency::Mutex mu;
   static auto* maps =
       new std::map<std::string,
                    std::unique_ptr<std::unordered_map<std::string, rdb::OptionTypeInfo>>>();
-  std::lock_guard<std::mutex> lock(mu);
+  concurrency::MutexLock lock(&mu);
   auto& map = (*maps)[spec.name()];
   if (map == nullptr) {
     map = std::make_unique<std::unordered_map<std::string, rdb::OptionTypeInfo>>();
