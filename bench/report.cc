@@ -148,7 +148,8 @@ std::string RepListJson(const std::vector<KnownRep>& reps) {
            aliases + "], \"memrep\": " + Bool(rep.memrep) +
            ", \"description\": " + JsonString(rep.description) +
            ", \"traits\": {\"concurrent_insert\": " + Bool(t.concurrent_insert) +
-           ", \"detects_duplicates\": " + Bool(t.detects_duplicates) + ", \"comparators\": \"" +
+           ", \"detects_duplicates\": " + Bool(t.detects_duplicates()) + ", \"duplicates\": \"" +
+           DuplicatesName(t.duplicates) + "\", \"comparators\": \"" +
            ComparatorsName(t.comparators) + "\", \"point_read_while_mutable\": \"" +
            CostName(t.point_read_while_mutable) + "\", \"new_iterator_while_mutable\": \"" +
            CostName(t.new_iterator_while_mutable) + "\", \"file_backed\": " + Bool(t.file_backed) +

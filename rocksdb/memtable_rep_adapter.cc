@@ -241,7 +241,7 @@ bool MemTableRepAdapter::InsertRow(KeyHandle handle, bool concurrent) {
   // from the same writer after its original: an overflow row's original is
   // in the rep or in the overflow, and both are checked.
   const char* row = reinterpret_cast<const char*>(bits & ~kOverflowTag);
-  if (traits_.detects_duplicates && rep_->Contains(InternalKeyOfRow(row))) return false;
+  if (traits_.detects_duplicates() && rep_->Contains(InternalKeyOfRow(row))) return false;
   try {
     return overflow_->Insert(row);
   } catch (const std::bad_alloc&) {

@@ -37,7 +37,7 @@ class RepFactory final : public ROCKSDB_NAMESPACE::MemTableRepFactory {
       ROCKSDB_NAMESPACE::Logger* logger) override;
 
   bool IsInsertConcurrentlySupported() const override { return spec_.traits().concurrent_insert; }
-  bool CanHandleDuplicatedKey() const override { return spec_.traits().detects_duplicates; }
+  bool CanHandleDuplicatedKey() const override { return spec_.traits().detects_duplicates(); }
 
   const RepSpec& spec() const { return spec_; }
 

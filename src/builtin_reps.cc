@@ -2,12 +2,14 @@
 // benchmarks with one line here.
 #include "registry/registry.h"
 #include "sorted_hash/registration.h"
+#include "vector/registration.h"
 
 namespace memrep::registry {
 
 const std::vector<const Registration*>& BuiltinReps() {
   static const std::vector<const Registration*> reps = {
       &sorted_hash::RepRegistration(),
+      &vector::RepRegistration(),
   };
   return reps;
 }

@@ -158,7 +158,7 @@ TEST_P(BenchRepTest, TraitsAreTheFactorysOwn) {
   EXPECT_EQ(factory.Name(), known->canonical_name);
   EXPECT_EQ(factory_->memrep(), known->memrep);
   EXPECT_EQ(factory_->traits().concurrent_insert, factory.IsInsertConcurrentlySupported());
-  EXPECT_EQ(factory_->traits().detects_duplicates, factory.CanHandleDuplicatedKey());
+  EXPECT_EQ(factory_->traits().detects_duplicates(), factory.CanHandleDuplicatedKey());
   EXPECT_EQ(factory_->traits().concurrent_insert, known->traits.concurrent_insert);
   EXPECT_EQ(factory_->traits().point_read_while_mutable, known->traits.point_read_while_mutable);
   EXPECT_EQ(factory_->traits().new_iterator_while_mutable,
@@ -199,7 +199,7 @@ TEST_P(ConcurrentRepTest, ConcurrentInserts) {
 class DuplicateDetectingRepTest : public BenchRepTest {};
 
 TEST_P(DuplicateDetectingRepTest, DuplicatesAreRefused) {
-  ASSERT_TRUE(factory_->traits().detects_duplicates);
+  ASSERT_TRUE(factory_->traits().detects_duplicates());
   Inserter inserter(rep_->rep(), keys_, values_, /*concurrent=*/false);
   EXPECT_TRUE(inserter.Put(10, 3));
   EXPECT_FALSE(inserter.Put(10, 3));
@@ -214,7 +214,7 @@ INSTANTIATE_TEST_SUITE_P(ConcurrentReps, ConcurrentRepTest,
                          TestName);
 INSTANTIATE_TEST_SUITE_P(DuplicateDetectingReps, DuplicateDetectingRepTest,
                          ::testing::ValuesIn(RepsWhere([](const RepTraits& t) {
-                           return t.detects_duplicates;
+                           return t.detects_duplicates();
                          })),
                          TestName);
 
@@ -304,7 +304,7 @@ TEST(BenchRepCatalogue, ListsEveryMemrepRepWithItsTraits) {
     }
     const RepTraits& t = info.traits;
     EXPECT_EQ(rep->traits.concurrent_insert, t.concurrent_insert);
-    EXPECT_EQ(rep->traits.detects_duplicates, t.detects_duplicates);
+    EXPECT_EQ(rep->traits.duplicates, t.duplicates);
     EXPECT_EQ(rep->traits.comparators, t.comparators);
     EXPECT_EQ(rep->traits.point_read_while_mutable, t.point_read_while_mutable);
     EXPECT_EQ(rep->traits.new_iterator_while_mutable, t.new_iterator_while_mutable);
@@ -320,7 +320,9 @@ TEST(BenchRepCatalogue, ListsEveryMemrepRepWithItsTraits) {
     EXPECT_TRUE(has("\"name\": \"" + rep->name + "\"")) << *line;
     EXPECT_TRUE(has("\"memrep\": true")) << *line;
     EXPECT_TRUE(has("\"concurrent_insert\": " + flag(t.concurrent_insert))) << *line;
-    EXPECT_TRUE(has("\"detects_duplicates\": " + flag(t.detects_duplicates))) << *line;
+    EXPECT_TRUE(has("\"detects_duplicates\": " + flag(t.detects_duplicates()))) << *line;
+    EXPECT_TRUE(has("\"duplicates\": \"" + std::string(DuplicatesName(t.duplicates)) + "\""))
+        << *line;
     EXPECT_TRUE(has("\"point_read_while_mutable\": \"" +
                     std::string(CostName(t.point_read_while_mutable)) + "\""))
         << *line;

@@ -179,7 +179,7 @@ registry::Registration MapRegistration(const char* name, const char* alias, bool
                       : "the same map, declaring no concurrency, no duplicate detection, "
                         "bytewise orders only (tests only)";
   r.traits.concurrent_insert = capable;
-  r.traits.detects_duplicates = capable;
+  r.traits.duplicates = capable ? RepTraits::Duplicates::kAll : RepTraits::Duplicates::kNone;
   r.traits.comparators = capable ? RepTraits::Comparators::kAny : RepTraits::Comparators::kBytewise;
   r.traits.point_read_while_mutable = RepTraits::Cost::kLogarithmic;
   r.traits.new_iterator_while_mutable = RepTraits::Cost::kLinear;

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -29,7 +30,7 @@ TEST(Registry, ListsMemrepsRepsFirstWithNamesTraitsAndOptions) {
   EXPECT_EQ(sorted_hash.aliases,
             (std::vector<std::string>{"sorted_hash", "speedb.HashSpdRepFactory"}));
   EXPECT_TRUE(sorted_hash.traits.concurrent_insert);
-  EXPECT_TRUE(sorted_hash.traits.detects_duplicates);
+  EXPECT_EQ(sorted_hash.traits.duplicates, RepTraits::Duplicates::kAll);
   EXPECT_EQ(sorted_hash.traits.comparators, RepTraits::Comparators::kByteEquality);
   EXPECT_EQ(sorted_hash.traits.point_read_while_mutable, RepTraits::Cost::kConstant);
   EXPECT_EQ(sorted_hash.positional_option, "bucket_count");
@@ -174,14 +175,21 @@ TEST(RepSpec, AComparatorTheRepCannotServeIsRefusedAtOpen) {
 }
 
 // One table gives parse, print, validate and the docs: the option table of
-// each of memrep's reps is in docs/, between markers, exactly as printed.
+// each of memrep's reps is in README.md or a page of docs/, between
+// markers, exactly as printed.
 TEST(Docs, EveryRepsOptionTableIsInTheDocsAsTheTablePrintsIt) {
   for (const registry::Registration* rep : registry::BuiltinReps()) {
     const std::string begin = "<!-- options " + rep->name + " -->\n";
     const std::string end = "<!-- /options -->";
     std::string found;
-    for (const char* page : {"README.md", "docs/sorted_hash.md", "docs/options.md"}) {
-      std::ifstream in(std::string(MEMREP_SOURCE_DIR) + "/" + page);
+    std::vector<std::filesystem::path> pages = {std::filesystem::path(MEMREP_SOURCE_DIR) /
+                                                "README.md"};
+    for (const auto& file :
+         std::filesystem::directory_iterator(std::filesystem::path(MEMREP_SOURCE_DIR) / "docs")) {
+      if (file.path().extension() == ".md") pages.push_back(file.path());
+    }
+    for (const auto& page : pages) {
+      std::ifstream in(page);
       std::stringstream text;
       text << in.rdbuf();
       const std::string doc = text.str();

@@ -113,12 +113,14 @@ class RepConformance : public ::testing::TestWithParam<Param> {
 
   // Inserts one entry through the face under test, and into the model; the
   // rep's duplicate answer must match the model's. A duplicate is attempted
-  // only with a rep whose traits say it detects them.
+  // only with a rep whose traits say it finds every one.
   void Add(const std::string& key, SequenceNumber seq, uint8_t type = 1,
            const std::string& value = "v") {
     const bool expect_new = model_.count(ModelKey{key, seq}) == 0;
-    if (!expect_new && !traits().detects_duplicates) return;  // not the caller's to ask
-    const std::string stored = value + key;                   // outlives the view below
+    if (!expect_new && traits().duplicates != RepTraits::Duplicates::kAll) {
+      return;  // not the caller's to ask
+    }
+    const std::string stored = value + key;  // outlives the view below
     const EntryView entry{key, PackTag(seq, type), stored};
     const char* row = nullptr;
     bool inserted;
@@ -235,10 +237,11 @@ TEST_P(RepConformance, EmptyRep) {
 
 // Suites for what only some reps do, or only one face has: each runs the
 // params whose traits or face call for it (no test is skipped).
-class DuplicateConformance : public RepConformance {};   // traits: detects_duplicates
-class ConcurrentConformance : public RepConformance {};  // traits: concurrent_insert
-class RowConformance : public RepConformance {};         // the rows face
-class ViewConformance : public RepConformance {};        // the views face
+class DuplicateConformance : public RepConformance {};     // traits: detects_duplicates()
+class AllDuplicateConformance : public RepConformance {};  // traits: duplicates == kAll
+class ConcurrentConformance : public RepConformance {};    // traits: concurrent_insert
+class RowConformance : public RepConformance {};           // the rows face
+class ViewConformance : public RepConformance {};          // the views face
 
 TEST_P(DuplicateConformance, DuplicateUserKeyAndSequenceIsRefusedWhateverTheType) {
   Add("key", 7, static_cast<uint8_t>(ValueType::kValue));
@@ -287,7 +290,55 @@ TEST_P(DuplicateConformance, ABatchStopsAtARefusedRecordAndKeepsTheOnesBefore) {
     ExpectFullScansMatch();
     return;
   }
+  // One sequence for the whole batch, as RocksDB's write-prepared batches.
+  const std::vector<EntryView> clash = {EntryView::Of("new", 9, ValueType::kValue, "newnew"),
+                                        EntryView::Of("mid", 9, ValueType::kDeletion, ""),
+                                        EntryView::Of("new", 9, ValueType::kMerge, "again"),
+                                        EntryView::Of("never", 9, ValueType::kValue, "x")};
+  Status s = rep_->AddBatch(clash, false);
+  EXPECT_TRUE(s.IsAlreadyExists()) << s.ToString();
+  EXPECT_NE(s.message().find("batch record 2"), std::string::npos) << s.ToString();
+  model_[ModelKey{"new", 9}] = ModelEntry{1, "newnew", nullptr};
+  model_[ModelKey{"mid", 9}] = ModelEntry{0, "", nullptr};
+  ExpectFullScansMatch();
+}
+
+TEST_P(DuplicateConformance, ARepeatedKeyIsFoundPerRepAcrossInterleavedReps) {
+  // A batch over two column families writes both memtables at one sequence:
+  // the same key in the other rep is no duplicate, a repeat in either is.
+  RepSpec spec;
+  ASSERT_TRUE(RepSpec::Parse(GetParam().spec, &spec).ok());
+  RepContext context;
+  context.allocator = &arena_;
+  context.comparator = GetParam().comparator;
+  context.rows = rows();
+  std::unique_ptr<Rep> other;
+  ASSERT_TRUE(spec.NewRep(context, &other).ok());
+  auto put = [&](Rep* rep, const std::string& key) {
+    if (rows()) return rep->Insert(MakeEntry(rep, key, 40, 1, "v"));
+    return rep->Add(EntryView::Of(key, 40, ValueType::kValue, "v"), false).ok();
+  };
+  Add("a", 40);
+  EXPECT_TRUE(put(other.get(), "a"));
+  Add("b", 40);
+  EXPECT_TRUE(put(other.get(), "b"));
+  EXPECT_FALSE(put(rep_.get(), "a"));
+  EXPECT_FALSE(put(other.get(), "b"));
+  EXPECT_FALSE(put(rep_.get(), "b"));
+  EXPECT_TRUE(put(other.get(), "c"));
+  Add("c", 40);
+  EXPECT_EQ(other->NumEntries(), 3u);
+  ExpectFullScansMatch();
+}
+
+TEST_P(AllDuplicateConformance, ADuplicateIsRefusedLongAfterItsOriginal) {
   Add("old", 5);
+  if (rows()) {
+    Add("other", 6);
+    EXPECT_FALSE(rep_->Insert(MakeEntry(rep_.get(), "old", 5, 1, "again")));
+    ExpectFullScansMatch();
+    return;
+  }
   const std::vector<EntryView> clash = {EntryView::Of("new", 1, ValueType::kValue, "newnew"),
                                         EntryView::Of("old", 5, ValueType::kValue, "x"),
                                         EntryView::Of("never", 1, ValueType::kValue, "x")};
@@ -531,7 +582,7 @@ TEST_P(ConcurrentConformance, ConcurrentInsertsAllLand) {
   constexpr int kThreads = 4, kPerThread = 3000;
   std::vector<std::thread> threads;
   std::atomic<int> refused{0};
-  const bool dups = traits().detects_duplicates;
+  const bool dups = traits().duplicates == RepTraits::Duplicates::kAll;
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
       for (int i = 0; i < kPerThread; ++i) {
@@ -586,7 +637,12 @@ std::vector<Param> ParamsWhere(Pred pred) {
 INSTANTIATE_TEST_SUITE_P(AllReps, RepConformance, ::testing::ValuesIn(AllParams()), ParamName);
 INSTANTIATE_TEST_SUITE_P(DetectingReps, DuplicateConformance,
                          ::testing::ValuesIn(ParamsWhere([](const Param& p) {
-                           return p.traits.detects_duplicates;
+                           return p.traits.detects_duplicates();
+                         })),
+                         ParamName);
+INSTANTIATE_TEST_SUITE_P(DetectingReps, AllDuplicateConformance,
+                         ::testing::ValuesIn(ParamsWhere([](const Param& p) {
+                           return p.traits.duplicates == RepTraits::Duplicates::kAll;
                          })),
                          ParamName);
 INSTANTIATE_TEST_SUITE_P(ConcurrentReps, ConcurrentConformance,

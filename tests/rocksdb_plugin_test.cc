@@ -82,7 +82,7 @@ TEST(PluginFactory, EveryRegisteredRepIsAFactoryWithItsTraits) {
       ASSERT_TRUE(s.ok()) << name << ": " << s.ToString();
       EXPECT_EQ(f->Name(), rep.name) << name;
       EXPECT_EQ(f->IsInsertConcurrentlySupported(), rep.traits.concurrent_insert) << name;
-      EXPECT_EQ(f->CanHandleDuplicatedKey(), rep.traits.detects_duplicates) << name;
+      EXPECT_EQ(f->CanHandleDuplicatedKey(), rep.traits.detects_duplicates()) << name;
     }
   }
 }

@@ -135,9 +135,9 @@ class MEMREP_EXPORT MemTable {
   }
   // Errors: InvalidArgument (key or value too large, sequence above
   // kMaxSequenceNumber, a type other than value, deletion or merge),
-  // AlreadyExists (this key already has a record with this sequence; reported
-  // by reps whose traits().detects_duplicates, and the caller's error with
-  // others), Frozen, Full (the rep's region is exhausted: switch memtables),
+  // AlreadyExists (this key already has a record with this sequence;
+  // reported as traits().duplicates says, and the caller's error where it
+  // does not), Frozen, Full (the rep's region is exhausted: switch memtables),
   // OutOfMemory. A failed write stores nothing.
   Status Add(std::string_view key, SequenceNumber seq, ValueType type, std::string_view value);
 

@@ -40,9 +40,11 @@ struct RepInfo {
 };
 
 // The traits' values as listings and JSON write them: "constant",
-// "logarithmic", "linear"; "any", "byte_equality", "bytewise".
+// "logarithmic", "linear"; "any", "byte_equality", "bytewise"; "none",
+// "in_batch", "all".
 MEMREP_EXPORT const char* CostName(RepTraits::Cost cost);
 MEMREP_EXPORT const char* ComparatorsName(RepTraits::Comparators comparators);
+MEMREP_EXPORT const char* DuplicatesName(RepTraits::Duplicates duplicates);
 
 // Every registered rep, memrep's own first.
 MEMREP_EXPORT std::vector<RepInfo> ListReps();

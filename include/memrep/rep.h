@@ -32,9 +32,12 @@
 //     Iterator::Refresh and tailing iterators rely on this). Next and Prev may
 //     stay on what the iterator saw when it was last positioned, but they
 //     always move in strict order, also across direction changes.
-//  4. Duplicates: if traits().detects_duplicates, inserting a (user key,
-//     sequence) that is stored is refused (false, or AlreadyExists) and stores
-//     nothing. Otherwise the caller must not insert one.
+//  4. Duplicates: a (user key, sequence) that is stored again is refused
+//     (false, or AlreadyExists) and stores nothing, if traits().duplicates
+//     says the rep finds that one: kAll finds every duplicate; kInBatch the
+//     ones RocksDB makes (a writer thread inserting a key twice in a run of
+//     its inserts at one sequence, with no insert at another sequence in
+//     between). The caller must not insert a duplicate the rep does not find.
 //  5. Rows are pinned: a row handed to RocksDB (by Allocate, GetRows or
 //     RepIterator::row) stays at its address, unchanged, until the rep is
 //     destroyed. Views from Get are valid during the callback; views from
@@ -104,10 +107,17 @@ struct RepTraits {
 
   // InsertConcurrently / Add(..., concurrent=true) from many threads at once.
   bool concurrent_insert = false;
-  // A duplicate (user key, sequence) is found and refused at insertion time:
-  // what RocksDB's CanHandleDuplicatedKey() declares and WritePrepared
-  // transactions require.
-  bool detects_duplicates = false;
+  // Which duplicate (user key, sequence) inserts are found and refused at
+  // insertion time (contract point 4).
+  enum class Duplicates : uint8_t {
+    kNone,     // none: the caller must not insert one
+    kInBatch,  // those RocksDB makes, with one sequence per batch
+    kAll,      // every one, from any thread, at any time
+  };
+  Duplicates duplicates = Duplicates::kNone;
+  // What RocksDB's CanHandleDuplicatedKey() declares and write-prepared
+  // transactions require: RocksDB's own duplicates are found.
+  bool detects_duplicates() const { return duplicates != Duplicates::kNone; }
   Comparators comparators = Comparators::kAny;
   Cost point_read_while_mutable = Cost::kLogarithmic;
   Cost new_iterator_while_mutable = Cost::kConstant;

@@ -3,6 +3,7 @@
 // form of its own overrides them.
 #include <string>
 
+#include "format/batch_status.h"
 #include "memrep/rep.h"
 
 namespace memrep {
@@ -14,8 +15,7 @@ Status Rep::Add(const EntryView& entry, bool concurrent) {
   if (!s.ok()) return s;
   EncodeRow(row, entry);
   if (!(concurrent ? InsertConcurrently(handle) : Insert(handle))) {
-    return Status::AlreadyExists("key already has a record with sequence " +
-                                 std::to_string(entry.sequence()));
+    return format::DuplicateRecordStatus(entry.sequence());
   }
   return Status::OK();
 }
@@ -23,11 +23,7 @@ Status Rep::Add(const EntryView& entry, bool concurrent) {
 Status Rep::AddBatch(std::span<const EntryView> entries, bool concurrent) {
   for (size_t i = 0; i < entries.size(); ++i) {
     Status s = Add(entries[i], concurrent);
-    if (!s.ok()) {
-      return Status::FromCode(s.code(), "batch record " + std::to_string(i) + ": " + s.message() +
-                                            "; the " + std::to_string(i) +
-                                            " records before it were added");
-    }
+    if (!s.ok()) return format::BatchRecordStatus(i, s);
   }
   return Status::OK();
 }

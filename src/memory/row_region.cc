@@ -78,15 +78,52 @@ Status RowRegion::Grab(size_t bytes, uint64_t* ref) {
 }
 
 Status RowRegion::Allocate(size_t row_bytes, RowRef* ref) {
-  const size_t bytes = header_bytes_ + row_bytes;
-  const uint64_t units = std::max<uint64_t>(1, (bytes + kUnit - 1) / kUnit);
+  const uint64_t units = Units(row_bytes);
+  uint64_t start;
   // A big node takes a chunk slot of its own (see the header).
-  if (units > chunk_units_ / 4) {
+  Status s = Big(units) ? Grab(units * kUnit, &start) : Bump(units, &start);
+  if (s.ok()) *ref = static_cast<RowRef>(start);
+  return s;
+}
+
+Status RowRegion::AllocateMany(const size_t* row_bytes, size_t n, RowRef* refs, size_t* allocated) {
+  size_t i = 0;
+  Status s;
+  while (i < n && s.ok()) {
+    const uint64_t first = Units(row_bytes[i]);
     uint64_t start;
-    Status s = Grab(units * kUnit, &start);
-    if (s.ok()) *ref = static_cast<RowRef>(start);
-    return s;
+    if (Big(first)) {
+      s = Grab(first * kUnit, &start);
+      if (s.ok()) refs[i++] = static_cast<RowRef>(start);
+      continue;
+    }
+    // As many small nodes as fit in the room the shard's chunk seems to have,
+    // or in a whole new chunk if not even the first does. Bump checks again:
+    // if another thread of the shard took the room meanwhile, the stretch
+    // (never more than a chunk) starts a new chunk.
+    const uint64_t cursor =
+        shards_[concurrency::ThreadSlot() % kShards].cursor.load(std::memory_order_relaxed);
+    const uint64_t room = cursor == 0 ? 0 : ChunkEnd(cursor) - cursor;
+    const uint64_t limit = first <= room ? room : chunk_units_;
+    uint64_t total = first;
+    size_t end = i + 1;
+    for (; end < n; ++end) {
+      const uint64_t units = Units(row_bytes[end]);
+      if (Big(units) || total + units > limit) break;
+      total += units;
+    }
+    s = Bump(total, &start);
+    if (!s.ok()) break;
+    for (; i < end; ++i) {
+      refs[i] = static_cast<RowRef>(start);
+      start += Units(row_bytes[i]);
+    }
   }
+  *allocated = i;
+  return s;
+}
+
+Status RowRegion::Bump(uint64_t units, uint64_t* start) {
   Shard& shard = shards_[concurrency::ThreadSlot() % kShards];
   // acquire, pairing with the release that installs a chunk: a thread that
   // allocates in a chunk another thread took sees its table slot. A node's
@@ -95,7 +132,7 @@ Status RowRegion::Allocate(size_t row_bytes, RowRef* ref) {
   for (;;) {
     if (cursor != 0 && cursor + units <= ChunkEnd(cursor)) {
       if (shard.cursor.compare_exchange_weak(cursor, cursor + units, std::memory_order_acquire)) {
-        *ref = static_cast<RowRef>(cursor);
+        *start = cursor;
         return Status::OK();
       }
       continue;
@@ -105,7 +142,7 @@ Status RowRegion::Allocate(size_t row_bytes, RowRef* ref) {
     if (!s.ok()) return s;
     if (shard.cursor.compare_exchange_strong(cursor, chunk + units, std::memory_order_acq_rel,
                                              std::memory_order_acquire)) {
-      *ref = static_cast<RowRef>(chunk);
+      *start = chunk;
       return Status::OK();
     }
     // Another thread of this shard moved the cursor first: its chunk is used

@@ -35,6 +35,7 @@
 // flight still fit; past all of it Allocate fails with Full.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstddef>
@@ -72,6 +73,12 @@ class RowRegion {
   // exhausted): nothing was handed out.
   Status Allocate(size_t row_bytes, RowRef* ref);
 
+  // Nodes for n rows at once: row_bytes[i] bytes each, refs in refs[i]. The
+  // small ones are reserved a chunk's stretch at a time (one CAS for as many
+  // nodes as fit). Stops at the first that fails (as Allocate): *allocated
+  // says how many got a node.
+  Status AllocateMany(const size_t* row_bytes, size_t n, RowRef* refs, size_t* allocated);
+
   char* At(RowRef ref) const { return table_[ref >> shift_] + size_t{ref & mask_} * kUnit; }
   char* Row(RowRef ref) const { return At(ref) + header_bytes_; }
   size_t header_bytes() const { return header_bytes_; }
@@ -97,6 +104,15 @@ class RowRegion {
 
   // Takes a chunk slot with `bytes` of memory; the ref of its start in *ref.
   Status Grab(size_t bytes, uint64_t* ref);
+  // Reserves `units` consecutive units in the calling thread's shard: in its
+  // chunk if they fit, else at the start of a new chunk. REQUIRES: units <=
+  // chunk_units_.
+  Status Bump(uint64_t units, uint64_t* start);
+  uint64_t Units(size_t row_bytes) const {
+    return std::max<uint64_t>(1, (header_bytes_ + row_bytes + kUnit - 1) / kUnit);
+  }
+  // Whether a node of `units` gets an allocation of its own.
+  bool Big(uint64_t units) const { return units > chunk_units_ / 4; }
   uint64_t ChunkEnd(uint64_t cursor) const {
     return cursor == 0 ? 0 : ((cursor - 1) / chunk_units_ + 1) * chunk_units_;
   }

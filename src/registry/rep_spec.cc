@@ -127,6 +127,18 @@ const char* ComparatorsName(RepTraits::Comparators comparators) {
   return "?";
 }
 
+const char* DuplicatesName(RepTraits::Duplicates duplicates) {
+  switch (duplicates) {
+    case RepTraits::Duplicates::kNone:
+      return "none";
+    case RepTraits::Duplicates::kInBatch:
+      return "in_batch";
+    case RepTraits::Duplicates::kAll:
+      return "all";
+  }
+  return "?";
+}
+
 std::vector<RepInfo> ListReps() {
   std::vector<RepInfo> reps;
   for (const registry::Registration* r : registry::All()) reps.push_back(InfoOf(*r));

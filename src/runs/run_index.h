@@ -42,6 +42,7 @@
 #include "concurrency/mutex.h"
 #include "concurrency/quiet_detector.h"
 #include "format/key_order.h"
+#include "memrep/status.h"
 #include "runs/run_set.h"
 #include "runs/write_list.h"
 
@@ -71,6 +72,13 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   void Push(RowRef ref) {
     const uint64_t in_shard = write_list_.Push(region_, ref);
     if (in_shard % options_.background_cut == 0) Schedule(false);
+  }
+  // Adds n nodes linked newest first (WriteList::PushChain), with one CAS.
+  void PushChain(RowRef newest, RowRef oldest, uint64_t n) {
+    const uint64_t in_shard = write_list_.PushChain(region_, newest, oldest, n);
+    if (in_shard / options_.background_cut != (in_shard - n) / options_.background_cut) {
+      Schedule(false);
+    }
   }
   // Rows pushed so far. O(1).
   uint64_t Count() const { return write_list_.Count(); }
@@ -127,6 +135,17 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   void ForEach(Fn&& fn) const {
     WriteList::ForEachBetween(region_, write_list_.LoadHeads(), WriteList::Heads{}, fn);
   }
+
+  // Up to `target` distinct rows chosen at random, appended to *out
+  // (Rep::RandomSample for every rep built on a RunIndex).
+  Status RandomSample(size_t target, uint64_t seed, std::vector<const char*>* out) const;
+
+  // Calls callback(arg, row) on the rows at and after internal_key, in order,
+  // until it returns false (Rep::GetRows), using no memory: a search of each
+  // run and a pass over the unsorted rows per row handed out. For when a
+  // Snapshot could not be had; a reader with memory seeks a view instead.
+  void GetRowsWithoutMemory(std::string_view internal_key, void* arg,
+                            bool (*callback)(void*, const char*)) const;
 
   // MemoryUsage's share for the runs of `entries` rows, charged in advance so
   // that it only grows with inserts and stays constant once they end (see

@@ -55,6 +55,22 @@ class WriteList {
     return shard.count.fetch_add(1, std::memory_order_relaxed) + 1;
   }
 
+  // Pushes n nodes at once, with one CAS: `newest` and the nodes its links
+  // reach, down to `oldest`, which the caller linked newest first (each
+  // node's link names the one before it); oldest's link is set here.
+  // Returns as Push does.
+  uint64_t PushChain(const RowRegion& region, RowRef newest, RowRef oldest, uint64_t n) {
+    Shard& shard = shards_[concurrency::ThreadSlot() % kShards];
+    char* link = region.At(oldest);
+    RowRef head = shard.head.load(std::memory_order_relaxed);
+    do {
+      std::memcpy(link, &head, kLinkBytes);
+      // release: publishes every link and row of the chain (invariant 2).
+    } while (!shard.head.compare_exchange_weak(head, newest, std::memory_order_release,
+                                               std::memory_order_relaxed));
+    return shard.count.fetch_add(n, std::memory_order_relaxed) + n;
+  }
+
   Heads LoadHeads() const {
     Heads heads;
     for (size_t i = 0; i < kShards; ++i) {

@@ -47,7 +47,7 @@ const registry::Registration& RepRegistration() {
         "hash index on the full user key for O(1) writes and point reads, sorted runs cut and "
         "merged in the background for ordered reads";
     r.traits.concurrent_insert = true;
-    r.traits.detects_duplicates = true;
+    r.traits.duplicates = RepTraits::Duplicates::kAll;
     r.traits.comparators = RepTraits::Comparators::kByteEquality;
     r.traits.point_read_while_mutable = RepTraits::Cost::kConstant;
     r.traits.new_iterator_while_mutable = RepTraits::Cost::kConstant;

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <bit>
 #include <new>
-#include <random>
 
 #include "concurrency/background_pool.h"
 #include "runs/run_iterator.h"
@@ -109,23 +108,7 @@ size_t SortedHashRep::MemoryUsage() const {
 
 Status SortedHashRep::RandomSample(size_t target, uint64_t seed,
                                    std::vector<const char*>* out) const {
-  try {
-    std::vector<const char*> all;
-    runs_->ForEach([&](RowRef r) { all.push_back(region_.Row(r)); });
-    if (target < all.size()) {
-      // A partial Fisher-Yates shuffle: the first `target` slots become a uniform sample.
-      std::mt19937_64 rng(seed);
-      for (size_t i = 0; i < target; ++i) {
-        std::uniform_int_distribution<size_t> pick(i, all.size() - 1);
-        std::swap(all[i], all[pick(rng)]);
-      }
-      all.resize(target);
-    }
-    out->insert(out->end(), all.begin(), all.end());
-  } catch (const std::bad_alloc&) {
-    return Status::OutOfMemory("could not allocate a random sample of the memtable");
-  }
-  return Status::OK();
+  return runs_->RandomSample(target, seed, out);
 }
 
 }  // namespace memrep::sorted_hash

@@ -1,0 +1,184 @@
+#include "vector/vector_rep.h"
+
+#include <algorithm>
+#include <cstring>
+#include <new>
+
+#include "concurrency/background_pool.h"
+#include "format/batch_status.h"
+#include "runs/merging_cursor.h"
+#include "runs/run_iterator.h"
+#include "vector/batch_duplicates.h"
+
+namespace memrep::vector {
+namespace {
+
+uint64_t WriteBufferSize(const VectorOptions& options, const RepContext& context) {
+  if (options.write_buffer_size != 0) return options.write_buffer_size;
+  if (context.write_buffer_size != 0) {
+    return std::clamp(context.write_buffer_size, VectorOptions::kMinWriteBufferSize,
+                      VectorOptions::kMaxWriteBufferSize);
+  }
+  return VectorOptions::kDefaultWriteBufferSize;
+}
+
+runs::RunIndexOptions RunOptions(const VectorOptions& options) {
+  return runs::RunIndexOptions{options.seal_threshold, options.background_cut, options.max_runs};
+}
+
+// A node is the write-list link and the row.
+constexpr size_t kHeaderBytes = runs::WriteList::kLinkBytes;
+
+}  // namespace
+
+size_t ChunkBytes(const VectorOptions& options, uint64_t write_buffer_size) {
+  const uint64_t bytes = options.reserve != 0
+                             ? options.reserve * VectorOptions::kBytesPerReservedEntry
+                             : write_buffer_size;
+  return memory::RowRegion::ChunkBytesFor(bytes);
+}
+
+VectorRep::VectorRep(const VectorOptions& options, const RepContext& context, uint64_t region_bytes)
+    : order_(context.comparator),
+      owner_(BatchDuplicates::NewOwner()),
+      region_(context.allocator, ChunkBytes(options, WriteBufferSize(options, context)),
+              kHeaderBytes, region_bytes),
+      runs_(std::make_shared<runs::RunIndex>(RunOptions(options), order_, region_,
+                                             context.background != nullptr
+                                                 ? *context.background
+                                                 : concurrency::BackgroundPool::Shared())) {}
+
+Status VectorRep::Make(const VectorOptions& options, const RepContext& context,
+                       std::unique_ptr<Rep>* out, uint64_t region_bytes) {
+  std::unique_ptr<VectorRep> rep;
+  try {
+    rep.reset(new VectorRep(options, context, region_bytes));
+  } catch (const std::bad_alloc&) {
+    return Status::OutOfMemory("could not allocate a vector rep");
+  }
+  Status s = rep->region_.Init();
+  if (!s.ok()) return s;
+  *out = std::move(rep);
+  return Status::OK();
+}
+
+VectorRep::~VectorRep() { runs_->Close(); }
+
+Status VectorRep::Allocate(size_t len, KeyHandle* handle, char** row) {
+  memory::RowRef ref;
+  Status s = region_.Allocate(len, &ref);
+  if (!s.ok()) return s;
+  *row = region_.Row(ref);
+  // The handle is the node's reference (never 0), not a pointer: a pointer
+  // cannot be turned back into a reference.
+  *handle = reinterpret_cast<KeyHandle>(static_cast<uintptr_t>(ref));
+  return Status::OK();
+}
+
+bool VectorRep::Insert(KeyHandle handle) {
+  const auto ref = static_cast<memory::RowRef>(reinterpret_cast<uintptr_t>(handle));
+  // kNoMemory refuses the row like a duplicate: RocksDB then starts a new
+  // sequence (with one sequence per batch) and inserts it again, where the
+  // check needs no memory; the standalone face goes through Append.
+  if (BatchDuplicates::Admit(owner_, order_, region_.Row(ref)) != BatchDuplicates::Result::kNew) {
+    return false;
+  }
+  runs_->Push(ref);
+  return true;
+}
+
+Status VectorRep::AddBatch(std::span<const EntryView> entries, bool /*concurrent*/) {
+  if (entries.empty()) return Status::OK();
+  std::vector<size_t> sizes;
+  std::vector<memory::RowRef> refs;
+  try {
+    sizes.reserve(entries.size());
+    refs.resize(entries.size());
+  } catch (const std::bad_alloc&) {
+    return Status::OutOfMemory("could not allocate room to append a batch of " +
+                               std::to_string(entries.size()) + " records");
+  }
+  for (const EntryView& e : entries) sizes.push_back(RowSize(e.user_key.size(), e.value.size()));
+  size_t allocated = 0;
+  Status s = region_.AllocateMany(sizes.data(), sizes.size(), refs.data(), &allocated);
+  // Rows are written and checked in order; the first refused one ends the
+  // batch (the ones before it are stored, its node and the rest stay unused).
+  size_t stored = 0;
+  for (; stored < allocated; ++stored) {
+    char* row = region_.Row(refs[stored]);
+    EncodeRow(row, entries[stored]);
+    const BatchDuplicates::Result admitted = BatchDuplicates::Admit(owner_, order_, row);
+    if (admitted == BatchDuplicates::Result::kDuplicate) {
+      s = format::DuplicateRecordStatus(entries[stored].sequence());
+      break;
+    }
+    if (admitted == BatchDuplicates::Result::kNoMemory) {
+      s = Status::OutOfMemory("could not record the batch's keys to find duplicates");
+      break;
+    }
+    // Each node's link names the one before it; PushChain links the first.
+    if (stored > 0) std::memcpy(region_.At(refs[stored]), &refs[stored - 1], kHeaderBytes);
+  }
+  if (stored > 0) runs_->PushChain(refs[stored - 1], refs[0], stored);
+  if (stored == entries.size()) return Status::OK();
+  // A one-record batch is Add: its status is the record's own.
+  return entries.size() == 1 ? s : format::BatchRecordStatus(stored, s);
+}
+
+Status VectorRep::Add(const EntryView& entry, bool concurrent) {
+  return AddBatch(std::span<const EntryView>(&entry, 1), concurrent);
+}
+
+void VectorRep::GetRows(std::string_view internal_key, void* arg, RowCallback callback) const {
+  runs::RunIndex::View view;
+  try {
+    view = runs_->Snapshot();
+  } catch (const std::bad_alloc&) {
+    // A read must not fail for memory (a Get has no status to say so in
+    // RocksDB): search without any.
+    runs_->GetRowsWithoutMemory(internal_key, arg, callback);
+    return;
+  }
+  runs::MergingCursor cursor(order_);
+  try {
+    for (const auto& run : view.set->runs) cursor.AddSource(run.get());
+    for (const auto& level : view.tail.levels) cursor.AddSource(level.get());
+  } catch (const std::bad_alloc&) {
+    runs_->GetRowsWithoutMemory(internal_key, arg, callback);
+    return;
+  }
+  for (cursor.Seek(internal_key); cursor.Valid(); cursor.Next()) {
+    if (!callback(arg, cursor.row())) return;
+  }
+}
+
+bool VectorRep::Contains(std::string_view internal_key) const {
+  struct Probe {
+    const format::KeyOrder* order;
+    std::string_view key;
+    bool found = false;
+  } probe{&order_, internal_key};
+  GetRows(internal_key, &probe, [](void* arg, const char* row) {
+    auto* p = static_cast<Probe*>(arg);
+    p->found = p->order->CompareRowToKey(row, p->key) == 0;
+    return false;
+  });
+  return probe.found;
+}
+
+Status VectorRep::RandomSample(size_t target, uint64_t seed, std::vector<const char*>* out) const {
+  return runs_->RandomSample(target, seed, out);
+}
+
+std::unique_ptr<RepIterator> VectorRep::NewIterator() const {
+  return std::make_unique<runs::RunIterator>(runs_);
+}
+
+size_t VectorRep::MemoryUsage() const {
+  // Nodes are taken from the Allocator, which counts them; the region's
+  // chunk table is charged as it grows, the runs in advance
+  // (RunIndex::ChargedBytes), so that the figure never grows after Freeze.
+  return region_.TableBytes() + runs_->ChargedBytes(NumEntries());
+}
+
+}  // namespace memrep::vector

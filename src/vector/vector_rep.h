@@ -1,0 +1,78 @@
+// VectorRep: the vector memtable representation, an append-only log of rows
+// with sorted runs cut from it for reads.
+//
+//   insert ──► RowRegion: the writer's chunk   [link|row][link|row]...
+//                 │ (append; no comparison, no hash)
+//                 └──► RunIndex: the writer's write-list shard (one CAS)
+//   readers ◄── sorted runs + the newest rows, sorted once and shared
+//   Freeze ───► the strand sorts everything into one run; flush = one array
+//
+// Each row lives in the rep's RowRegion behind the 4-byte write-list link
+// (its only header). A point read is a seek among the runs of a RunIndex
+// view: O(log n) per run, plus sorting the rows that arrived since the last
+// reader (kept and shared). Duplicates are found the way RocksDB makes them
+// (vector/batch_duplicates.h).
+//
+// Thread safety: as Rep (memrep/rep.h). Writers touch only their chunk and
+// their write-list shard: no lock, no cache line all writers share. Readers
+// take the run index's mutexes briefly to take a view (runs/run_index.h).
+#pragma once
+
+#include <memory>
+
+#include "format/key_order.h"
+#include "memory/row_region.h"
+#include "memrep/rep.h"
+#include "memrep/vector.h"
+#include "runs/run_index.h"
+
+namespace memrep::vector {
+
+class VectorRep final : public Rep {
+ public:
+  // REQUIRES: options.Validate().ok(), context.allocator != nullptr.
+  // region_bytes: the address space of the rep's RowRegion (tests set less).
+  static Status Make(const VectorOptions& options, const RepContext& context,
+                     std::unique_ptr<Rep>* out,
+                     uint64_t region_bytes = memory::RowRegion::kMaxBytes);
+  ~VectorRep() override;
+
+  Status Allocate(size_t len, KeyHandle* handle, char** row) override;
+  bool Insert(KeyHandle handle) override;
+  bool InsertConcurrently(KeyHandle handle) override { return Insert(handle); }
+  void GetRows(std::string_view internal_key, void* arg, RowCallback callback) const override;
+  bool Contains(std::string_view internal_key) const override;
+  Status RandomSample(size_t target, uint64_t seed, std::vector<const char*>* out) const override;
+
+  // One reservation and one write-list CAS for a whole batch.
+  Status AddBatch(std::span<const EntryView> entries, bool concurrent) override;
+  Status Add(const EntryView& entry, bool concurrent) override;
+
+  std::unique_ptr<RepIterator> NewIterator() const override;
+  void Freeze() override { runs_->Freeze(); }
+  bool frozen() const override { return runs_->frozen(); }
+  size_t MemoryUsage() const override;
+  bool NearlyFull() const override { return region_.NearlyFull(); }
+  uint64_t NumEntries() const override { return runs_->Count(); }
+  uint64_t ApproximateNumEntries(std::string_view start, std::string_view end) const override {
+    return runs_->CountBetween(start, end);
+  }
+
+  // For tests and benchmarks: sorted runs now, and the bytes they hold.
+  size_t NumRuns() const { return runs_->NumRuns(); }
+  size_t RunBytes() const { return runs_->RunBytes(); }
+
+ private:
+  VectorRep(const VectorOptions& options, const RepContext& context, uint64_t region_bytes);
+
+  const format::KeyOrder order_;
+  const uint64_t owner_;  // this rep's number for BatchDuplicates
+  memory::RowRegion region_;
+  std::shared_ptr<runs::RunIndex> runs_;  // shared with background tasks
+};
+
+// The chunk size of a vector rep of these options, for a memtable of
+// write_buffer_size bytes (0: unknown).
+size_t ChunkBytes(const VectorOptions& options, uint64_t write_buffer_size);
+
+}  // namespace memrep::vector
