@@ -21,9 +21,10 @@
 //  1. Order: internal keys ascending, i.e. user keys ascending under the
 //     rep's comparator, then sequences descending; the type byte is not part
 //     of the order.
-//  2. Writers: Insert (Add with concurrent=false) from one thread at a time;
-//     InsertConcurrently (Add with concurrent=true) from any number of threads,
-//     if traits().concurrent_insert. Readers (Get, iterators, statistics) run
+//  2. Writers: Insert (Add with concurrent=false) from one thread at a time,
+//     never while another insert of either kind runs; InsertConcurrently (Add
+//     with concurrent=true) from any number of threads, if
+//     traits().concurrent_insert. Readers (Get, iterators, statistics) run
 //     concurrently with writers and take no lock that a writer holds for long.
 //  3. Visibility: an entry whose insert returned is visible to every Get and to
 //     every iterator positioning call (Seek*, SeekToFirst/Last) that starts

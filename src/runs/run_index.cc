@@ -8,7 +8,11 @@ namespace memrep::runs {
 
 RunIndex::RunIndex(const RunIndexOptions& options, const format::KeyOrder& order,
                    const RowRegion& region, concurrency::BackgroundPool& pool)
-    : options_(options), order_(order), region_(region), strand_(&pool) {}
+    : options_(options),
+      order_(order),
+      region_(region),
+      write_list_(options.background_cut),
+      strand_(&pool) {}
 
 void RunIndex::Schedule(bool delayed) {
   // relaxed load first: the common "already queued" case stays a shared read.
@@ -106,14 +110,14 @@ RunIndex::Tail RunIndex::BuildTail(const RunSet& set) {
 }
 
 std::shared_ptr<const SortedRun> RunIndex::Seal(const Tail& tail, const SortedRun* more) const {
-  // A lone level already in the default layout is the run itself (levels
+  // A lone level already in the runs' layout is the run itself (levels
   // are immutable and shared by reference count).
   if ((more == nullptr || more->size() == 0) && tail.levels.size() == 1 &&
-      tail.levels[0]->InDefaultLayout()) {
+      tail.levels[0]->InLayout(options_.run_layout)) {
     return tail.levels[0];
   }
   // Smallest first, so each merge's output is about the size of the next
-  // part; the last merge builds the run in the default layout (a lone part
+  // part; the last merge builds the run in the runs' layout (a lone part
   // in another layout is merged with nothing for that).
   std::vector<const SortedRun*> parts;
   if (more != nullptr && more->size() > 0) parts.push_back(more);
@@ -124,7 +128,7 @@ std::shared_ptr<const SortedRun> RunIndex::Seal(const Tail& tail, const SortedRu
   for (size_t i = 1; i < parts.size(); ++i) {
     const bool last = i + 1 == parts.size();
     run = SortedRun::Merge(order_, i == 1 ? *parts[0] : *run, *parts[i], run_memory_,
-                           last ? SortedRun::Layout::kAuto : SortedRun::Layout::kWithPrefixes);
+                           last ? options_.run_layout : SortedRun::Layout::kWithPrefixes);
   }
   return run;
 }
@@ -206,7 +210,7 @@ bool RunIndex::CutAndMerge(bool idle) {
     const SortedRun* run_a = set->runs[a].get();
     const SortedRun* run_b = set->runs[b].get();
     auto merged =
-        SortedRun::Merge(order_, *run_a, *run_b, run_memory_, SortedRun::Layout::kAuto, &cancel_);
+        SortedRun::Merge(order_, *run_a, *run_b, run_memory_, options_.run_layout, &cancel_);
     if (merged == nullptr) {  // cancelled: the index is closing
       merges_cancelled_.fetch_add(1, std::memory_order_relaxed);
       return false;
@@ -249,7 +253,9 @@ uint64_t RunIndex::ChargedBytes(uint64_t n) const {
   // prefix; at most max_runs of them are published, plus a merge's inputs and
   // output, so their extra bytes are charged for that many entries at most.
   const uint64_t prefixed =
-      std::min<uint64_t>(n, (options_.max_runs + 2) * uint64_t{SortedRun::kPrefixedRunMax});
+      options_.run_layout == SortedRun::Layout::kFenced
+          ? 0
+          : std::min<uint64_t>(n, (options_.max_runs + 2) * uint64_t{SortedRun::kPrefixedRunMax});
   // Runs' top indexes: one prefix per kTopStride fences or prefixes, rounded
   // up per run, and only in runs of at least 4 * kTopStride of them: under
   // 1.25 * entries / kTopStride in all.

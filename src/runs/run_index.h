@@ -56,6 +56,11 @@ struct RunIndexOptions {
   uint32_t background_cut = 4096;
   // Sorted runs kept at most while writes continue; more are merged.
   uint32_t max_runs = 8;
+  // How published runs are laid out: kAuto keeps every prefix of runs up to
+  // SortedRun::kPrefixedRunMax entries (faster searches while writes
+  // continue, charged in MemoryUsage); kFenced keeps fences only (fewer
+  // bytes per entry).
+  SortedRun::Layout run_layout = SortedRun::Layout::kAuto;
 };
 
 class RunIndex : public std::enable_shared_from_this<RunIndex> {
@@ -68,17 +73,14 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   const format::KeyOrder& order() const { return order_; }
 
   // Adds the node `ref`, whose row is complete: it becomes visible to
-  // Snapshot, and is sorted in the background.
-  void Push(RowRef ref) {
-    const uint64_t in_shard = write_list_.Push(region_, ref);
-    if (in_shard % options_.background_cut == 0) Schedule(false);
+  // Snapshot, and is sorted in the background. exclusive: no other thread
+  // pushes meanwhile (a rep's Insert, as opposed to InsertConcurrently).
+  void Push(RowRef ref, bool exclusive = false) {
+    if (write_list_.Push(region_, ref, ref, 1, exclusive)) Schedule(false);
   }
-  // Adds n nodes linked newest first (WriteList::PushChain), with one CAS.
-  void PushChain(RowRef newest, RowRef oldest, uint64_t n) {
-    const uint64_t in_shard = write_list_.PushChain(region_, newest, oldest, n);
-    if (in_shard / options_.background_cut != (in_shard - n) / options_.background_cut) {
-      Schedule(false);
-    }
+  // Adds n nodes linked newest first (WriteList::Push), with one publication.
+  void PushChain(RowRef newest, RowRef oldest, uint64_t n, bool exclusive = false) {
+    if (write_list_.Push(region_, newest, oldest, n, exclusive)) Schedule(false);
   }
   // Rows pushed so far. O(1).
   uint64_t Count() const { return write_list_.Count(); }

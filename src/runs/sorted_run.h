@@ -119,10 +119,8 @@ class SortedRun {
   static constexpr size_t kCancelCheck = size_t{1} << 16;
 
   size_t size() const { return refs_.size(); }
-  // Whether the run is laid out as kAuto would lay out its entries.
-  bool InDefaultLayout() const {
-    return KeepsPrefixes(Layout::kAuto, size()) == !prefixes_.empty();
-  }
+  // Whether the run is laid out as `layout` would lay out its entries.
+  bool InLayout(Layout layout) const { return KeepsPrefixes(layout, size()) == !prefixes_.empty(); }
   const char* row(size_t i) const { return region_->Row(refs_[i]); }
   RowRef ref(size_t i) const { return refs_[i]; }
   // The prefix of row i: kept, or read from the row.

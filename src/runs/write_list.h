@@ -9,8 +9,9 @@
 // list threads through it (its "write-list link"); a rep's own header fields
 // follow it.
 //
-// Thread safety: Push from any thread; each thread pushes to the shard of its
-// ThreadSlot, so concurrent writers touch different cache lines. LoadHeads and
+// Thread safety: Push from any thread (an exclusive Push only while no other
+// push runs); each thread pushes to the shard of its ThreadSlot, so
+// concurrent writers touch different cache lines. LoadHeads and
 // Count from any thread.
 // Invariants:
 //  1. A shard only grows at its head: every node ever at the head stays
@@ -40,35 +41,44 @@ class WriteList {
   using Heads = std::array<RowRef, kShards>;
   static constexpr size_t kLinkBytes = sizeof(RowRef);
 
-  // Pushes the node `ref` of `region`; returns the number of nodes the
-  // calling thread's shard holds after the push.
-  uint64_t Push(const RowRegion& region, RowRef ref) {
-    Shard& shard = shards_[concurrency::ThreadSlot() % kShards];
-    char* link = region.At(ref);
-    RowRef head = shard.head.load(std::memory_order_relaxed);
-    do {
-      std::memcpy(link, &head, kLinkBytes);
-      // release: publishes the link and the row (invariant 2).
-    } while (!shard.head.compare_exchange_weak(head, ref, std::memory_order_release,
-                                               std::memory_order_relaxed));
-    // relaxed: a count for statistics and scheduling, not for visibility.
-    return shard.count.fetch_add(1, std::memory_order_relaxed) + 1;
+  // `due_every`: Push says when a shard has taken this many more nodes.
+  explicit WriteList(uint64_t due_every) : due_every_(due_every) {
+    for (Shard& shard : shards_) shard.due.store(due_every, std::memory_order_relaxed);
   }
 
-  // Pushes n nodes at once, with one CAS: `newest` and the nodes its links
-  // reach, down to `oldest`, which the caller linked newest first (each
-  // node's link names the one before it); oldest's link is set here.
-  // Returns as Push does.
-  uint64_t PushChain(const RowRegion& region, RowRef newest, RowRef oldest, uint64_t n) {
+  // Pushes n nodes of `region` on the calling thread's shard with one
+  // publication: `newest` and the nodes its links reach down to `oldest`,
+  // which the caller linked newest first (each node's link names the one
+  // before it; oldest's link is set here). One node: newest == oldest, n = 1.
+  // exclusive: no other thread pushes meanwhile, so plain stores replace the
+  // CAS and the count's read-modify-write. Returns true each time the shard
+  // has taken due_every more nodes (about: threads sharing a shard may race
+  // on it, which only moves a request a little).
+  bool Push(const RowRegion& region, RowRef newest, RowRef oldest, uint64_t n, bool exclusive) {
     Shard& shard = shards_[concurrency::ThreadSlot() % kShards];
     char* link = region.At(oldest);
     RowRef head = shard.head.load(std::memory_order_relaxed);
-    do {
+    uint64_t count;
+    if (exclusive) {
       std::memcpy(link, &head, kLinkBytes);
-      // release: publishes every link and row of the chain (invariant 2).
-    } while (!shard.head.compare_exchange_weak(head, newest, std::memory_order_release,
-                                               std::memory_order_relaxed));
-    return shard.count.fetch_add(n, std::memory_order_relaxed) + n;
+      // release: publishes the links and the rows (invariant 2).
+      shard.head.store(newest, std::memory_order_release);
+      // relaxed: a count for statistics and scheduling, not for visibility.
+      count = shard.count.load(std::memory_order_relaxed) + n;
+      shard.count.store(count, std::memory_order_relaxed);
+    } else {
+      do {
+        std::memcpy(link, &head, kLinkBytes);
+        // release: publishes the links and the rows (invariant 2).
+      } while (!shard.head.compare_exchange_weak(head, newest, std::memory_order_release,
+                                                 std::memory_order_relaxed));
+      count = shard.count.fetch_add(n, std::memory_order_relaxed) + n;
+    }
+    // relaxed: a scheduling hint.
+    const uint64_t due = shard.due.load(std::memory_order_relaxed);
+    if (count < due) return false;
+    shard.due.store(count + due_every_, std::memory_order_relaxed);
+    return true;
   }
 
   Heads LoadHeads() const {
@@ -104,7 +114,9 @@ class WriteList {
   struct alignas(concurrency::kCacheLine) Shard {
     std::atomic<RowRef> head{0};
     std::atomic<uint64_t> count{0};
+    std::atomic<uint64_t> due{0};  // the count at which Push returns true next
   };
+  const uint64_t due_every_;
   std::array<Shard, kShards> shards_;
 };
 

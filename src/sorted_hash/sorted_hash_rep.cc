@@ -76,10 +76,10 @@ Status SortedHashRep::Allocate(size_t len, KeyHandle* handle, char** row) {
   return Status::OK();
 }
 
-bool SortedHashRep::Insert(KeyHandle handle) {
+bool SortedHashRep::InsertRow(KeyHandle handle, bool exclusive) {
   const auto ref = static_cast<RowRef>(reinterpret_cast<uintptr_t>(handle));
   if (!index_.Insert(order_, NodeAt(region_, ref), ref)) return false;
-  runs_->Push(ref);
+  runs_->Push(ref, exclusive);
   return true;
 }
 

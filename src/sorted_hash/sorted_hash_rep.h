@@ -35,8 +35,8 @@ class SortedHashRep final : public Rep {
   ~SortedHashRep() override;
 
   Status Allocate(size_t len, KeyHandle* handle, char** row) override;
-  bool Insert(KeyHandle handle) override;
-  bool InsertConcurrently(KeyHandle handle) override { return Insert(handle); }
+  bool Insert(KeyHandle handle) override { return InsertRow(handle, /*exclusive=*/true); }
+  bool InsertConcurrently(KeyHandle handle) override { return InsertRow(handle, false); }
   void GetRows(std::string_view internal_key, void* arg, RowCallback callback) const override;
   bool Contains(std::string_view internal_key) const override;
   Status RandomSample(size_t target, uint64_t seed, std::vector<const char*>* out) const override;
@@ -58,6 +58,7 @@ class SortedHashRep final : public Rep {
   size_t NodeBytes() const { return region_.ChunkBytes(); }
 
  private:
+  bool InsertRow(KeyHandle handle, bool exclusive);
   SortedHashRep(const SortedHashOptions& options, const RepContext& context,
                 uint64_t write_buffer_size, uint64_t region_bytes);
 

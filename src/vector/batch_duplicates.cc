@@ -24,17 +24,54 @@ struct Group {
   std::set<std::string_view, UserKeyLess> keys;
 };
 
-struct ThreadState {
-  bool any = false;  // whether `seq` and `groups` describe a sequence yet
-  uint64_t seq = 0;
-  std::vector<Group> groups;
+// The thread's sequence and the first row stored at it: constant-initialized
+// and initial-exec, so the common path (every insert at a new sequence) is a
+// few loads and stores with no TLS call and no initialization guard.
+struct First {
+  bool any;       // whether the fields below describe a sequence yet
+  bool repeated;  // whether Repeats() holds the groups of this sequence
+  uint64_t seq;
+  uint64_t owner;
+  const format::KeyOrder* order;
+  const char* row;
 };
+[[gnu::tls_model("initial-exec")]] thread_local First first{};
+
+// The groups of a sequence that repeated: one per rep, in the order they came.
+std::vector<Group>& Repeats() {
+  thread_local std::vector<Group> groups;
+  return groups;
+}
 
 std::string_view UserKey(const char* row, uint64_t* seq) {
   uint64_t tag;
   const std::string_view key = format::RowUserKey(row, &tag);
   *seq = TagSequence(tag);
   return key;
+}
+
+using KeySet = std::set<std::string_view, UserKeyLess>;
+
+// A second row or more at the thread's sequence.
+BatchDuplicates::Result AdmitRepeat(uint64_t owner, const format::KeyOrder& order, const char* row,
+                                    std::string_view key) {
+  std::vector<Group>& groups = Repeats();
+  if (!first.repeated) {
+    groups.clear();
+    groups.push_back(Group{first.owner, first.row, KeySet(UserKeyLess{first.order})});
+    first.repeated = true;
+  }
+  for (Group& group : groups) {
+    if (group.owner != owner) continue;
+    if (group.keys.empty()) {
+      uint64_t first_seq;
+      group.keys.insert(UserKey(group.first, &first_seq));
+    }
+    return group.keys.insert(key).second ? BatchDuplicates::Result::kNew
+                                         : BatchDuplicates::Result::kDuplicate;
+  }
+  groups.push_back(Group{owner, row, KeySet(UserKeyLess{&order})});
+  return BatchDuplicates::Result::kNew;
 }
 
 }  // namespace
@@ -46,37 +83,21 @@ uint64_t BatchDuplicates::NewOwner() {
 
 BatchDuplicates::Result BatchDuplicates::Admit(uint64_t owner, const format::KeyOrder& order,
                                                const char* row) noexcept {
-  thread_local ThreadState state;
   uint64_t seq;
   const std::string_view key = UserKey(row, &seq);
-  try {
-    if (!state.any || seq != state.seq) {
-      // A new sequence: no earlier row can be its duplicate. The groups'
-      // sets are empty unless the last sequence repeated, so clearing them
-      // frees nothing on the common path.
-      state.any = false;
-      state.groups.clear();
-      state.groups.push_back(
-          Group{owner, row, std::set<std::string_view, UserKeyLess>(UserKeyLess{&order})});
-      state.seq = seq;
-      state.any = true;
-      return Result::kNew;
-    }
-    for (Group& group : state.groups) {
-      if (group.owner != owner) continue;
-      if (group.keys.empty()) {
-        uint64_t first_seq;
-        group.keys.insert(UserKey(group.first, &first_seq));
-      }
-      return group.keys.insert(key).second ? Result::kNew : Result::kDuplicate;
-    }
-    state.groups.push_back(
-        Group{owner, row, std::set<std::string_view, UserKeyLess>(UserKeyLess{&order})});
+  if (!first.any || seq != first.seq) {
+    // A new sequence: no earlier row can be its duplicate. The groups of a
+    // sequence that repeated are dropped (clear() frees no memory and
+    // cannot throw).
+    if (first.repeated) Repeats().clear();
+    first = First{true, false, seq, owner, &order, row};
     return Result::kNew;
+  }
+  try {
+    return AdmitRepeat(owner, order, row, key);
   } catch (const std::bad_alloc&) {
-    // Every insert above leaves its container as it was when it throws, so
-    // the state still holds exactly the rows recorded before this one (none,
-    // if a new sequence could not start).
+    // Every insert in AdmitRepeat leaves its container as it was when it
+    // throws, so the state still holds exactly the rows recorded before.
     return Result::kNoMemory;
   }
 }

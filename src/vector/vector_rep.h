@@ -38,8 +38,8 @@ class VectorRep final : public Rep {
   ~VectorRep() override;
 
   Status Allocate(size_t len, KeyHandle* handle, char** row) override;
-  bool Insert(KeyHandle handle) override;
-  bool InsertConcurrently(KeyHandle handle) override { return Insert(handle); }
+  bool Insert(KeyHandle handle) override { return Append(handle, /*exclusive=*/true); }
+  bool InsertConcurrently(KeyHandle handle) override { return Append(handle, false); }
   void GetRows(std::string_view internal_key, void* arg, RowCallback callback) const override;
   bool Contains(std::string_view internal_key) const override;
   Status RandomSample(size_t target, uint64_t seed, std::vector<const char*>* out) const override;
@@ -63,6 +63,7 @@ class VectorRep final : public Rep {
   size_t RunBytes() const { return runs_->RunBytes(); }
 
  private:
+  bool Append(KeyHandle handle, bool exclusive);
   VectorRep(const VectorOptions& options, const RepContext& context, uint64_t region_bytes);
 
   const format::KeyOrder order_;
