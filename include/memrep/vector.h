@@ -40,8 +40,13 @@ struct MEMREP_EXPORT VectorOptions {
   uint32_t seal_threshold = 8192;
 
   // The background strand is asked to cut the newest entries into a sorted
-  // run each time a writer thread has added this many.
-  uint32_t background_cut = 4096;
+  // run each time a writer thread has added this many. The default never
+  // asks while writes go on: sorting then takes no core from the writers
+  // (with as many writers as cores, that is what lets writes scale), readers
+  // sort what they need, and the rest is sorted once writes pause for
+  // 10 ms or the rep is frozen. A smaller value sorts while writes go on,
+  // which makes the final sort shorter where cores are spare.
+  uint32_t background_cut = kMaxThreshold;
 
   // Sorted runs kept at most while writes continue; more are merged.
   uint32_t max_runs = 8;

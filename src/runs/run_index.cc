@@ -12,6 +12,7 @@ RunIndex::RunIndex(const RunIndexOptions& options, const format::KeyOrder& order
       order_(order),
       region_(region),
       write_list_(options.background_cut),
+      pool_(pool),
       strand_(&pool) {}
 
 void RunIndex::Schedule(bool delayed) {
@@ -76,7 +77,7 @@ RunIndex::Tail RunIndex::BuildTail(const RunSet& set) {
     tail.covered = set.covered;
     tail.covered_entries = set.entries;
   }
-  SortSlots(order_, &delta);
+  Sort(&delta);
   tail.heads = heads;
   if (tail.size() + delta.size() >= options_.seal_threshold) {
     // Big enough to become a run: built as Seal would and not cached, so the
@@ -107,6 +108,32 @@ RunIndex::Tail RunIndex::BuildTail(const RunSet& set) {
     tail_cache_ = tail;
   }
   return tail;
+}
+
+void RunIndex::Sort(std::vector<RunSlot>* slots) const {
+  // Pieces sorted in parallel on idle pool threads, then merged in pairs:
+  // the final sort of a frozen rep whose writers left most rows unsorted
+  // (the vector rep's) uses the cores a machine has. Small batches, or a
+  // pool of one thread, sort on the calling thread alone.
+  const size_t pieces = std::min(pool_.threads() + 1, slots->size() / kParallelSortMin);
+  if (pieces < 2) {
+    SortSlots(order_, slots);
+    return;
+  }
+  std::vector<size_t> bounds(pieces + 1);
+  for (size_t i = 0; i <= pieces; ++i) bounds[i] = slots->size() * i / pieces;
+  auto less = [this](const RunSlot& a, const RunSlot& b) { return CompareSlots(order_, a, b) < 0; };
+  pool_.ParallelFor(pieces, 1, [&](size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) {
+      std::sort(slots->begin() + bounds[i], slots->begin() + bounds[i + 1], less);
+    }
+  });
+  for (size_t width = 1; width < pieces; width *= 2) {
+    for (size_t i = 0; i + width < pieces; i += 2 * width) {
+      std::inplace_merge(slots->begin() + bounds[i], slots->begin() + bounds[i + width],
+                         slots->begin() + bounds[std::min(i + 2 * width, pieces)], less);
+    }
+  }
 }
 
 std::shared_ptr<const SortedRun> RunIndex::Seal(const Tail& tail, const SortedRun* more) const {

@@ -171,7 +171,11 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   // The tail of `set`, built from the cached one when it starts where `set`
   // ends; loads the write list's heads.
   Tail BuildTail(const RunSet& set) EXCLUDES(tail_mu_);
-  // The tail, and `more` rows pushed after it, as one run (default layout).
+  // Sorts slots, in parallel pieces when they are many and the pool has idle
+  // threads. May throw std::bad_alloc.
+  void Sort(std::vector<RunSlot>* slots) const;
+  static constexpr size_t kParallelSortMin = size_t{1} << 16;
+  // The tail, and `more` rows pushed after it, as one run (the runs' layout).
   std::shared_ptr<const SortedRun> Seal(const Tail& tail, const SortedRun* more = nullptr) const;
 
   const RunIndexOptions options_;
@@ -181,6 +185,7 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   RunSetHolder runs_;
   const MemoryCounter run_memory_ = std::make_shared<std::atomic<int64_t>>(0);
   std::atomic<bool> frozen_{false};
+  concurrency::BackgroundPool& pool_;
   concurrency::Strand strand_;
 
   concurrency::Mutex tail_mu_;
