@@ -161,9 +161,29 @@ std::shared_ptr<const SortedRun> RunIndex::Seal(const Tail& tail, const SortedRu
 }
 
 RunIndex::View RunIndex::Snapshot() {
-  View view;
   // The set first: the heads loaded after it are at or past what it covers.
-  view.set = runs_.Current();
+  std::shared_ptr<const RunSet> set = runs_.Current();
+  View view;
+  if (ManyUnsorted(*set)) {
+    // Sorted once: a reader that finds another sorting them waits, then
+    // starts from the set that one published.
+    concurrency::MutexLock lock(&sort_mu_);
+    view = CutView(runs_.Current());
+  } else {
+    view = CutView(std::move(set));
+  }
+  // Ask once per run-set version for background work when this view is not a
+  // single array: the strand then merges, or cuts and merges when idle.
+  if ((view.set->runs.size() > 1 || view.tail.size() > 0) &&
+      nudged_version_.exchange(view.set->version, std::memory_order_relaxed) != view.set->version) {
+    Schedule(false);
+  }
+  return view;
+}
+
+RunIndex::View RunIndex::CutView(std::shared_ptr<const RunSet> set) {
+  View view;
+  view.set = std::move(set);
   view.tail = BuildTail(*view.set);
   if (view.tail.size() >= options_.seal_threshold) {
     if (auto published = runs_.PublishCut(view.set, Seal(view.tail), view.tail.heads)) {
@@ -172,12 +192,6 @@ RunIndex::View RunIndex::Snapshot() {
       view.tail = Tail{};
       view.tail.covered = view.tail.heads = heads;
     }
-  }
-  // Ask once per run-set version for background work when this view is not a
-  // single array: the strand then merges, or cuts and merges when idle.
-  if ((view.set->runs.size() > 1 || view.tail.size() > 0) &&
-      nudged_version_.exchange(view.set->version, std::memory_order_relaxed) != view.set->version) {
-    Schedule(false);
   }
   return view;
 }
@@ -211,21 +225,31 @@ void RunIndex::Background() {
   if (more && !cancel_.load(std::memory_order_relaxed)) Schedule(true);
 }
 
-bool RunIndex::CutAndMerge(bool idle) {
-  std::shared_ptr<const RunSet> base = runs_.Current();
+size_t RunIndex::Cut(bool idle, std::shared_ptr<const RunSet> base) {
   // The tail readers have sorted so far is reused: only newer rows are sorted here.
-  Tail tail = BuildTail(*base);
+  const Tail tail = BuildTail(*base);
   const bool cut = tail.size() > 0 && (idle || tail.size() >= options_.background_cut ||
                                        tail.size() >= options_.seal_threshold);
   if (cut) {
     // May lose to an iterator that published a cut first: the next task retries.
     (void)runs_.PublishCut(base, Seal(tail), tail.heads);
   }
-  // Let go of the pre-cut set and tail before merging: holding them would keep
-  // runs that merges replace alive, past what MemoryUsage charges for.
-  const size_t left = cut ? 0 : tail.size();
-  base.reset();
-  tail = Tail{};
+  return cut ? 0 : tail.size();
+}
+
+bool RunIndex::CutAndMerge(bool idle) {
+  // The pre-cut set and tail are let go before merging (Cut returns): holding
+  // them would keep runs that merges replace alive, past what MemoryUsage
+  // charges for.
+  size_t left;
+  std::shared_ptr<const RunSet> base = runs_.Current();
+  if (ManyUnsorted(*base)) {
+    concurrency::MutexLock lock(&sort_mu_);  // as in Snapshot
+    base.reset();
+    left = Cut(idle, runs_.Current());
+  } else {
+    left = Cut(idle, std::move(base));
+  }
   std::shared_ptr<const RunSet> set = runs_.Current();
   size_t a, b;
   // Idle merging (everything into one run) stops as soon as a push arrives:

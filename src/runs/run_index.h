@@ -14,8 +14,9 @@
 //
 // Thread safety: Push from any thread (no lock; no cache line all writers
 // share). Snapshot from any thread: it takes RunSetHolder's mutex and the
-// tail cache's mutex briefly. Background tasks run on one Strand of the
-// rep's BackgroundPool, so they never overlap one another (RunSetHolder's
+// tail cache's mutex briefly, and where at least seal_threshold rows are in no
+// run, sort_mu_ for one sort of them (so that they are sorted once). Background tasks run on one
+// Strand of the rep's BackgroundPool, so they never overlap one another (RunSetHolder's
 // single-merger rule, QuietDetector's single caller), while other reps'
 // tasks run in parallel on the pool's other threads.
 //  - a cut is requested each time a writer thread has pushed background_cut
@@ -168,6 +169,21 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   // One step of background work; returns whether more is left for later.
   bool CutAndMerge(bool idle);
   std::vector<RunSlot> CollectTail(const RunSet& set, const WriteList::Heads& heads) const;
+  // Whether so many rows are in no run of `set` that sorting them should be
+  // done once, under sort_mu_, rather than by every reader that arrives
+  // meanwhile (a frozen vector rep's whole content, say, wanted at once by
+  // its background sort and RocksDB's flush).
+  bool ManyUnsorted(const RunSet& set) const {
+    // Count may lag a push the set already holds: no underflow.
+    const uint64_t count = Count();
+    return count > set.entries && count - set.entries >= options_.seal_threshold;
+  }
+  // Snapshot's view of `set` and the rows after it; publishes them as a run
+  // if they are at least seal_threshold.
+  View CutView(std::shared_ptr<const RunSet> set);
+  // The background task's cut of the rows after `base`; returns how many it
+  // left unsorted.
+  size_t Cut(bool idle, std::shared_ptr<const RunSet> base);
   // The tail of `set`, built from the cached one when it starts where `set`
   // ends; loads the write list's heads.
   Tail BuildTail(const RunSet& set) EXCLUDES(tail_mu_);
@@ -188,6 +204,9 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   concurrency::BackgroundPool& pool_;
   concurrency::Strand strand_;
 
+  // Held while sorting many rows (ManyUnsorted), so that they are sorted
+  // once. Taken before tail_mu_ and RunSetHolder's mutex, never after.
+  concurrency::Mutex sort_mu_;
   concurrency::Mutex tail_mu_;
   Tail tail_cache_ GUARDED_BY(tail_mu_);
 

@@ -1,0 +1,257 @@
+// Behaviour particular to the vector rep: its appends, its duplicate record,
+// its final sort and its memory accounting. What every rep does is in
+// rep_conformance_test.cc, which runs the vector rep too.
+#include <gtest/gtest.h>
+
+#include <cctype>
+#include <chrono>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "concurrency/background_pool.h"
+#include "memory/arena.h"
+#include "runs/sorted_run.h"
+#include "test_util.h"
+#include "vector/batch_duplicates.h"
+#include "vector/vector_rep.h"
+
+namespace memrep::vector {
+namespace {
+
+using runs::SortedRun;
+using testing::MakeEntry;
+using testing::NumberKey;
+
+std::unique_ptr<VectorRep> Make(const VectorOptions& options, memory::Arena* arena, bool rows,
+                                const UserKeyComparator* comparator = nullptr) {
+  RepContext context;
+  context.allocator = arena;
+  context.rows = rows;
+  context.comparator = comparator;
+  std::unique_ptr<Rep> rep;
+  Status s = VectorRep::Make(options, context, &rep);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  return std::unique_ptr<VectorRep>(static_cast<VectorRep*>(rep.release()));
+}
+
+void WaitForRuns(const VectorRep& rep, size_t runs) {
+  for (int i = 0; i < 1000 && rep.NumRuns() != runs; ++i) {
+    concurrency::BackgroundPool::Shared().Drain();
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
+// Keys i * 7919 mod n: every key once, in an order far from sorted.
+std::string Shuffled(int i, int n) { return NumberKey(static_cast<uint64_t>(i) * 7919 % n); }
+
+TEST(Vector, WritesSortNothingUntilReadOrFrozen) {
+  memory::Arena arena;
+  auto rep = Make(VectorOptions{}, &arena, true);
+  for (int i = 0; i < 20000; ++i) {
+    ASSERT_TRUE(rep->Insert(MakeEntry(rep.get(), Shuffled(i, 20000), 1, 1, "v")));
+  }
+  // The default asks for no background cut while writes go on: nothing is
+  // sorted yet.
+  EXPECT_EQ(rep->NumRuns(), 0u);
+  EXPECT_EQ(rep->NumEntries(), 20000u);
+  rep->Freeze();
+  WaitForRuns(*rep, 1);
+  ASSERT_EQ(rep->NumRuns(), 1u) << "a frozen vector is one sorted array";
+  auto it = rep->NewIterator();
+  int n = 0;
+  for (it->SeekToFirst(); it->Valid(); it->Next(), ++n) {
+    ASSERT_EQ(it->entry().user_key, NumberKey(n));
+  }
+  EXPECT_EQ(n, 20000);
+}
+
+TEST(Vector, AReaderSortsOnlyWhatArrivedSinceTheLastOneAndSealsItAsARun) {
+  memory::Arena arena;
+  VectorOptions o;
+  o.seal_threshold = 1000;
+  auto rep = Make(o, &arena, true);
+  for (int i = 0; i < 999; ++i) {
+    ASSERT_TRUE(rep->Insert(MakeEntry(rep.get(), Shuffled(i, 5000), 1, 1, "v")));
+  }
+  EXPECT_TRUE(rep->Contains(testing::InternalKey(Shuffled(998, 5000), 1)));
+  EXPECT_EQ(rep->NumRuns(), 0u) << "under seal_threshold, the sorted tail stays shared";
+  ASSERT_TRUE(rep->Insert(MakeEntry(rep.get(), Shuffled(999, 5000), 1, 1, "v")));
+  EXPECT_TRUE(rep->Contains(testing::InternalKey(Shuffled(999, 5000), 1)));
+  EXPECT_EQ(rep->NumRuns(), 1u) << "at seal_threshold, a reader publishes the tail as a run";
+  EXPECT_FALSE(rep->Contains(testing::InternalKey(Shuffled(999, 5000), 2)));
+}
+
+TEST(Vector, MemoryUsageChargesRunsInAdvanceAndNeverGrowsAfterFreeze) {
+  memory::Arena arena;
+  VectorOptions o;
+  o.seal_threshold = 500;
+  auto rep = Make(o, &arena, true);
+  EXPECT_EQ(rep->MemoryUsage(), 0u) << "no node yet";
+  for (int i = 0; i < 3000; ++i) {
+    ASSERT_TRUE(rep->Insert(MakeEntry(rep.get(), Shuffled(i, 3000), 1, 1, "v")));
+    if (i % 100 == 0) rep->NewIterator()->SeekToFirst();
+    ASSERT_LE(rep->RunBytes(), rep->MemoryUsage());
+  }
+  // Fenced runs only: no per-entry prefixes charged.
+  const size_t table_bytes =
+      arena.MemoryUsage() /
+      memory::RowRegion::ChunkBytesFor(VectorOptions::kDefaultWriteBufferSize) * sizeof(char*);
+  const size_t at_freeze = rep->MemoryUsage();
+  EXPECT_LE(at_freeze, table_bytes + 3000 * 2 * SortedRun::kMaxBytesPerEntry +
+                           500 * 3 * SortedRun::kBytesPerEntryWithPrefixes +
+                           2 * sizeof(uint64_t) * (3000 * 5 / (4 * SortedRun::kTopStride)));
+  rep->Freeze();
+  for (int i = 0; i < 20 && rep->NumRuns() != 1; ++i) {
+    rep->NewIterator()->SeekToLast();
+    EXPECT_EQ(rep->MemoryUsage(), at_freeze);
+    concurrency::BackgroundPool::Shared().Drain();
+  }
+  WaitForRuns(*rep, 1);
+  EXPECT_EQ(rep->MemoryUsage(), at_freeze);
+  EXPECT_LE(rep->RunBytes(), at_freeze);
+}
+
+TEST(Vector, ABatchIsOneReservationOfConsecutiveNodes) {
+  memory::Arena arena;
+  auto rep = Make(VectorOptions{}, &arena, false);
+  std::vector<std::string> keys;
+  for (int i = 0; i < 100; ++i) keys.push_back(NumberKey(i));
+  std::vector<EntryView> batch;
+  for (int i = 0; i < 100; ++i)
+    batch.push_back(EntryView::Of(keys[i], 10 + i, ValueType::kValue, "v"));
+  ASSERT_TRUE(rep->AddBatch(batch, false).ok());
+  // Ascending keys: the sorted order is the batch's, and each node directly
+  // follows the one before it (a 4-byte link, then the row, in 8-byte units).
+  const size_t node = (4 + RowSize(keys[0].size(), 1) + 7) / 8 * 8;
+  auto it = rep->NewIterator();
+  it->SeekToFirst();
+  const char* previous = nullptr;
+  for (int i = 0; i < 100; ++i, it->Next()) {
+    ASSERT_TRUE(it->Valid());
+    ASSERT_EQ(it->entry().user_key, keys[i]);
+    if (previous != nullptr) {
+      ASSERT_EQ(it->row() - previous, static_cast<ptrdiff_t>(node)) << i;
+    }
+    previous = it->row();
+  }
+  EXPECT_FALSE(it->Valid());
+}
+
+TEST(Vector, AnEmptyBatchAddsNothing) {
+  memory::Arena arena;
+  auto rep = Make(VectorOptions{}, &arena, false);
+  EXPECT_TRUE(rep->AddBatch({}, false).ok());
+  EXPECT_EQ(rep->NumEntries(), 0u);
+}
+
+TEST(Vector, BigEntriesInABatchGetNodesOfTheirOwn) {
+  memory::Arena arena;
+  auto rep = Make(VectorOptions{}, &arena, false);
+  const std::string big(100000, 'b');  // over a quarter chunk
+  const std::vector<std::string> keys = {"a", "b", "c", "d"};
+  const std::vector<EntryView> batch = {EntryView::Of(keys[0], 1, ValueType::kValue, "small"),
+                                        EntryView::Of(keys[1], 2, ValueType::kValue, big),
+                                        EntryView::Of(keys[2], 3, ValueType::kValue, "small"),
+                                        EntryView::Of(keys[3], 4, ValueType::kValue, big)};
+  ASSERT_TRUE(rep->AddBatch(batch, false).ok());
+  auto it = rep->NewIterator();
+  size_t i = 0;
+  for (it->SeekToFirst(); it->Valid(); it->Next(), ++i) {
+    ASSERT_EQ(it->entry().user_key, keys[i]);
+    ASSERT_EQ(it->entry().value, batch[i].value);
+  }
+  EXPECT_EQ(i, 4u);
+}
+
+// ---- BatchDuplicates ----
+
+const char* Row(std::vector<std::string>* keep, std::string_view key, SequenceNumber seq) {
+  keep->push_back(std::string(RowSize(key.size(), 0), '\0'));
+  EncodeRow(keep->back().data(), EntryView::Of(key, seq, ValueType::kValue, ""));
+  return keep->back().data();
+}
+
+TEST(BatchDuplicates, ARepeatAtTheWritersSequenceIsFoundPerOwner) {
+  std::vector<std::string> keep;
+  keep.reserve(64);  // rows must not move
+  const format::KeyOrder order(nullptr);
+  const uint64_t a = BatchDuplicates::NewOwner(), b = BatchDuplicates::NewOwner();
+  using R = BatchDuplicates::Result;
+  EXPECT_EQ(BatchDuplicates::Admit(a, order, Row(&keep, "x", 5)), R::kNew);
+  EXPECT_EQ(BatchDuplicates::Admit(b, order, Row(&keep, "x", 5)), R::kNew) << "another rep";
+  EXPECT_EQ(BatchDuplicates::Admit(a, order, Row(&keep, "y", 5)), R::kNew);
+  EXPECT_EQ(BatchDuplicates::Admit(a, order, Row(&keep, "x", 5)), R::kDuplicate);
+  EXPECT_EQ(BatchDuplicates::Admit(b, order, Row(&keep, "x", 5)), R::kDuplicate);
+  EXPECT_EQ(BatchDuplicates::Admit(a, order, Row(&keep, "y", 5)), R::kDuplicate);
+  // RocksDB moves to the next sequence after a refusal: a new batch.
+  EXPECT_EQ(BatchDuplicates::Admit(a, order, Row(&keep, "x", 6)), R::kNew);
+  EXPECT_EQ(BatchDuplicates::Admit(a, order, Row(&keep, "y", 6)), R::kNew);
+  EXPECT_EQ(BatchDuplicates::Admit(a, order, Row(&keep, "x", 6)), R::kDuplicate);
+}
+
+TEST(BatchDuplicates, AnotherThreadKeepsItsOwnRecord) {
+  std::vector<std::string> keep;
+  keep.reserve(64);
+  const format::KeyOrder order(nullptr);
+  const uint64_t a = BatchDuplicates::NewOwner();
+  using R = BatchDuplicates::Result;
+  ASSERT_EQ(BatchDuplicates::Admit(a, order, Row(&keep, "x", 9)), R::kNew);
+  ASSERT_EQ(BatchDuplicates::Admit(a, order, Row(&keep, "y", 9)), R::kNew);
+  const char* other_x = Row(&keep, "x", 9);
+  const char* other_z = Row(&keep, "z", 9);
+  R first, second;
+  std::thread([&] {
+    first = BatchDuplicates::Admit(a, order, other_x);
+    second = BatchDuplicates::Admit(a, order, other_z);
+  }).join();
+  EXPECT_EQ(first, R::kNew) << "a thread records only its own rows";
+  EXPECT_EQ(second, R::kNew);
+  // This thread's record was not disturbed.
+  EXPECT_EQ(BatchDuplicates::Admit(a, order, Row(&keep, "y", 9)), R::kDuplicate);
+}
+
+// Keys equal when they differ only in case: a duplicate is an equal key, not
+// equal bytes.
+class CaseInsensitive final : public UserKeyComparator {
+ public:
+  int Compare(std::string_view a, std::string_view b) const override {
+    for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
+      const int x = std::tolower(static_cast<unsigned char>(a[i]));
+      const int y = std::tolower(static_cast<unsigned char>(b[i]));
+      if (x != y) return x < y ? -1 : 1;
+    }
+    return a.size() < b.size() ? -1 : (a.size() > b.size() ? 1 : 0);
+  }
+  const char* Name() const override { return "test.CaseInsensitive"; }
+};
+
+TEST(BatchDuplicates, KeysEqualUnderTheRepsComparatorAreDuplicates) {
+  CaseInsensitive cmp;
+  std::vector<std::string> keep;
+  keep.reserve(64);
+  const format::KeyOrder order(&cmp);
+  const uint64_t a = BatchDuplicates::NewOwner();
+  using R = BatchDuplicates::Result;
+  EXPECT_EQ(BatchDuplicates::Admit(a, order, Row(&keep, "Key", 3)), R::kNew);
+  EXPECT_EQ(BatchDuplicates::Admit(a, order, Row(&keep, "other", 3)), R::kNew);
+  EXPECT_EQ(BatchDuplicates::Admit(a, order, Row(&keep, "kEY", 3)), R::kDuplicate);
+}
+
+TEST(Vector, ABatchRepeatingAKeyStopsThereThroughTheRep) {
+  memory::Arena arena;
+  auto rep = Make(VectorOptions{}, &arena, false);
+  const std::vector<EntryView> batch = {EntryView::Of("a", 7, ValueType::kValue, "1"),
+                                        EntryView::Of("b", 7, ValueType::kValue, "2"),
+                                        EntryView::Of("a", 7, ValueType::kValue, "3")};
+  Status s = rep->AddBatch(batch, false);
+  EXPECT_TRUE(s.IsAlreadyExists()) << s.ToString();
+  EXPECT_NE(s.message().find("batch record 2"), std::string::npos) << s.ToString();
+  EXPECT_EQ(rep->NumEntries(), 2u);
+  // The same key at the next sequence is a new record.
+  EXPECT_TRUE(rep->Add(EntryView::Of("a", 8, ValueType::kValue, "3"), false).ok());
+  EXPECT_EQ(rep->NumEntries(), 3u);
+}
+
+}  // namespace
+}  // namespace memrep::vector
