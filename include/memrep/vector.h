@@ -42,10 +42,10 @@ struct MEMREP_EXPORT VectorOptions {
   // The background strand is asked to cut the newest entries into a sorted
   // run each time a writer thread has added this many. The default never
   // asks while writes go on: sorting then takes no core from the writers
-  // (with as many writers as cores, that is what lets writes scale), readers
-  // sort what they need, and the rest is sorted once writes pause for
-  // 10 ms or the rep is frozen. A smaller value sorts while writes go on,
-  // which makes the final sort shorter where cores are spare.
+  // (with as many writers as cores, that is what lets writes scale);
+  // readers sort what they need, and Freeze sorts the rest. A smaller value
+  // sorts while writes go on, which makes the final sort shorter where cores
+  // are spare.
   uint32_t background_cut = kMaxThreshold;
 
   // Sorted runs kept at most while writes continue; more are merged.

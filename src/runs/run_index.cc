@@ -50,14 +50,7 @@ void RunIndex::Close() {
   task_done_.Wait(&task_mu_, [&]() REQUIRES(task_mu_) { return !running_; });
 }
 
-std::vector<RunSlot> RunIndex::CollectTail(const RunSet& set, const WriteList::Heads& heads) const {
-  std::vector<RunSlot> tail;
-  WriteList::ForEachBetween(region_, heads, set.covered,
-                            [&](RowRef r) { tail.push_back(MakeSlot(order_, region_, r)); });
-  return tail;
-}
-
-RunIndex::Tail RunIndex::BuildTail(const RunSet& set) {
+RunIndex::Tail RunIndex::BuildTail(const RunSet& set, const std::atomic<bool>* cancel) {
   Tail tail;
   {
     concurrency::MutexLock lock(&tail_mu_);
@@ -67,30 +60,34 @@ RunIndex::Tail RunIndex::BuildTail(const RunSet& set) {
   // was pushed after it (heads only move forward).
   const WriteList::Heads heads = write_list_.LoadHeads();
   if (tail.covered == set.covered && tail.heads == heads) return tail;
-  std::vector<RunSlot> delta;
+  // The new rows' references first (4 bytes each): a delta too big for the
+  // tail is sorted in pieces from them, never as one array of slots.
+  std::vector<RowRef> delta;
   if (tail.covered == set.covered) {
-    WriteList::ForEachBetween(region_, heads, tail.heads,
-                              [&](RowRef r) { delta.push_back(MakeSlot(order_, region_, r)); });
+    WriteList::ForEachBetween(region_, heads, tail.heads, [&](RowRef r) { delta.push_back(r); });
   } else {
-    delta = CollectTail(set, heads);
+    WriteList::ForEachBetween(region_, heads, set.covered, [&](RowRef r) { delta.push_back(r); });
     tail = Tail{};
     tail.covered = set.covered;
     tail.covered_entries = set.entries;
   }
-  Sort(&delta);
   tail.heads = heads;
   if (tail.size() + delta.size() >= options_.seal_threshold) {
     // Big enough to become a run: built as Seal would and not cached, so the
     // cache never holds more than seal_threshold rows.
-    const SortedRun fresh(&region_, delta, run_memory_);
-    std::shared_ptr<const SortedRun> sealed = Seal(tail, &fresh);
-    tail.levels.assign(1, std::move(sealed));
+    const std::shared_ptr<const SortedRun> fresh = SortMany(std::move(delta), cancel);
+    if (fresh == nullptr) throw Cancelled();
+    tail.levels.assign(1, Seal(tail, fresh.get()));
     return tail;
   }
   if (!delta.empty()) {
+    std::vector<RunSlot> slots;
+    slots.reserve(delta.size());
+    for (RowRef r : delta) slots.push_back(MakeSlot(order_, region_, r));
+    SortSlots(order_, &slots);
     constexpr auto kWithPrefixes = SortedRun::Layout::kWithPrefixes;
     tail.levels.push_back(
-        std::make_shared<const SortedRun>(&region_, delta, run_memory_, kWithPrefixes));
+        std::make_shared<const SortedRun>(&region_, slots, run_memory_, kWithPrefixes));
     // Restore the ratio between levels: the smallest two merge while the
     // smaller is more than 1/kTailRatio of the bigger.
     for (size_t n = tail.levels.size();
@@ -110,30 +107,57 @@ RunIndex::Tail RunIndex::BuildTail(const RunSet& set) {
   return tail;
 }
 
-void RunIndex::Sort(std::vector<RunSlot>* slots) const {
-  // Pieces sorted in parallel on idle pool threads, then merged in pairs:
-  // the final sort of a frozen rep whose writers left most rows unsorted
-  // (the vector rep's) uses the cores a machine has. Small batches, or a
-  // pool of one thread, sort on the calling thread alone.
-  const size_t pieces = std::min(pool_.threads() + 1, slots->size() / kParallelSortMin);
-  if (pieces < 2) {
-    SortSlots(order_, slots);
-    return;
-  }
-  std::vector<size_t> bounds(pieces + 1);
-  for (size_t i = 0; i <= pieces; ++i) bounds[i] = slots->size() * i / pieces;
-  auto less = [this](const RunSlot& a, const RunSlot& b) { return CompareSlots(order_, a, b) < 0; };
-  pool_.ParallelFor(pieces, 1, [&](size_t begin, size_t end) {
-    for (size_t i = begin; i < end; ++i) {
-      std::sort(slots->begin() + bounds[i], slots->begin() + bounds[i + 1], less);
+std::shared_ptr<const SortedRun> RunIndex::SortMany(std::vector<RowRef> refs,
+                                                    const std::atomic<bool>* cancel) const {
+  // Pieces of seal_threshold rows, each sorted as slots (24 bytes a row, for
+  // one piece per thread at a time) into a fenced run (6 bytes a row); then
+  // pairs merged level by level, each merge's inputs freed as it ends. So
+  // the runs of the sort never hold more than 12 bytes a row, what
+  // ChargedBytes reserves for a run and a merge's output, and pieces and
+  // merges run in parallel on idle pool threads.
+  const size_t piece = std::max<size_t>(options_.seal_threshold, 1);
+  const size_t pieces = (refs.size() + piece - 1) / piece;
+  const SortedRun::Layout fenced = SortedRun::Layout::kFenced;
+  std::vector<std::shared_ptr<const SortedRun>> runs(pieces);
+  const bool sorted = pool_.ParallelFor(
+      pieces, 1,
+      [&](size_t begin, size_t end) {
+        std::vector<RunSlot> slots;
+        for (size_t i = begin; i < end; ++i) {
+          slots.clear();
+          for (size_t k = i * piece; k < std::min(refs.size(), (i + 1) * piece); ++k) {
+            slots.push_back(MakeSlot(order_, region_, refs[k]));
+          }
+          SortSlots(order_, &slots);
+          runs[i] = std::make_shared<const SortedRun>(&region_, slots, run_memory_,
+                                                      pieces == 1 ? options_.run_layout : fenced);
+        }
+      },
+      cancel);
+  if (!sorted) return nullptr;
+  refs = std::vector<RowRef>();  // the merges may use its room
+  while (runs.size() > 1) {
+    const bool last = runs.size() == 2;
+    std::vector<std::shared_ptr<const SortedRun>> merged((runs.size() + 1) / 2);
+    if (runs.size() % 2 == 1) merged.back() = runs.back();
+    const bool done = pool_.ParallelFor(
+        runs.size() / 2, 1,
+        [&](size_t begin, size_t end) {
+          for (size_t i = begin; i < end; ++i) {
+            merged[i] = SortedRun::Merge(order_, *runs[2 * i], *runs[2 * i + 1], run_memory_,
+                                         last ? options_.run_layout : fenced, cancel);
+            runs[2 * i].reset();
+            runs[2 * i + 1].reset();
+          }
+        },
+        cancel);
+    if (!done) return nullptr;
+    for (const auto& run : merged) {
+      if (run == nullptr) return nullptr;  // a merge saw the cancel
     }
-  });
-  for (size_t width = 1; width < pieces; width *= 2) {
-    for (size_t i = 0; i + width < pieces; i += 2 * width) {
-      std::inplace_merge(slots->begin() + bounds[i], slots->begin() + bounds[i + width],
-                         slots->begin() + bounds[std::min(i + 2 * width, pieces)], less);
-    }
+    runs = std::move(merged);
   }
+  return runs.empty() ? nullptr : runs[0];
 }
 
 std::shared_ptr<const SortedRun> RunIndex::Seal(const Tail& tail, const SortedRun* more) const {
@@ -184,7 +208,7 @@ RunIndex::View RunIndex::Snapshot() {
 RunIndex::View RunIndex::CutView(std::shared_ptr<const RunSet> set) {
   View view;
   view.set = std::move(set);
-  view.tail = BuildTail(*view.set);
+  view.tail = BuildTail(*view.set, nullptr);
   if (view.tail.size() >= options_.seal_threshold) {
     if (auto published = runs_.PublishCut(view.set, Seal(view.tail), view.tail.heads)) {
       const WriteList::Heads heads = view.tail.heads;
@@ -227,7 +251,7 @@ void RunIndex::Background() {
 
 size_t RunIndex::Cut(bool idle, std::shared_ptr<const RunSet> base) {
   // The tail readers have sorted so far is reused: only newer rows are sorted here.
-  const Tail tail = BuildTail(*base);
+  const Tail tail = BuildTail(*base, &cancel_);
   const bool cut = tail.size() > 0 && (idle || tail.size() >= options_.background_cut ||
                                        tail.size() >= options_.seal_threshold);
   if (cut) {
@@ -300,7 +324,10 @@ uint64_t RunIndex::ChargedBytes(uint64_t n) const {
   // requires it not to grow after (background sorting must not change it).
   // The shared tail (at most seal_threshold entries, 12 bytes each) is
   // charged three times: the cached one, one being extended and one being
-  // sealed into a run. Runs of at most kPrefixedRunMax entries keep every
+  // sealed into a run; so are the slots (24 bytes a row) of the pieces a big
+  // sort works on, a piece per pool thread and caller (SortMany: the rest of
+  // such a sort fits in the two runs' charge, its 4-byte refs included, as
+  // no merge's output exists while they do). Runs of at most kPrefixedRunMax entries keep every
   // prefix; at most max_runs of them are published, plus a merge's inputs and
   // output, so their extra bytes are charged for that many entries at most.
   const uint64_t prefixed =
@@ -313,7 +340,8 @@ uint64_t RunIndex::ChargedBytes(uint64_t n) const {
   const uint64_t top = n * 5 / (4 * SortedRun::kTopStride);
   return 2 * SortedRun::kMaxBytesPerEntry * n + 2 * sizeof(uint64_t) * top +
          2 * (SortedRun::kBytesPerEntryWithPrefixes - SortedRun::kMaxBytesPerEntry) * prefixed +
-         3 * SortedRun::kBytesPerEntryWithPrefixes * std::min<uint64_t>(n, options_.seal_threshold);
+         (3 * SortedRun::kBytesPerEntryWithPrefixes + (pool_.threads() + 1) * sizeof(RunSlot)) *
+             std::min<uint64_t>(n, options_.seal_threshold);
 }
 
 size_t RunIndex::RunBytes() const {

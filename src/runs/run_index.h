@@ -168,7 +168,6 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   void Background();
   // One step of background work; returns whether more is left for later.
   bool CutAndMerge(bool idle);
-  std::vector<RunSlot> CollectTail(const RunSet& set, const WriteList::Heads& heads) const;
   // Whether so many rows are in no run of `set` that sorting them should be
   // done once, under sort_mu_, rather than by every reader that arrives
   // meanwhile (a frozen vector rep's whole content, say, wanted at once by
@@ -186,11 +185,15 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   size_t Cut(bool idle, std::shared_ptr<const RunSet> base);
   // The tail of `set`, built from the cached one when it starts where `set`
   // ends; loads the write list's heads.
-  Tail BuildTail(const RunSet& set) EXCLUDES(tail_mu_);
-  // Sorts slots, in parallel pieces when they are many and the pool has idle
-  // threads. May throw std::bad_alloc.
-  void Sort(std::vector<RunSlot>* slots) const;
-  static constexpr size_t kParallelSortMin = size_t{1} << 16;
+  // cancel: the strand's (Close stops its big sorts: Cancelled is thrown);
+  // nullptr for a reader.
+  Tail BuildTail(const RunSet& set, const std::atomic<bool>* cancel) EXCLUDES(tail_mu_);
+  struct Cancelled {};
+  // The rows `refs` names as one run in the runs' layout, sorted in bounded
+  // pieces and merged (see the definition); nullptr if *cancel became true.
+  // May throw std::bad_alloc.
+  std::shared_ptr<const SortedRun> SortMany(std::vector<RowRef> refs,
+                                            const std::atomic<bool>* cancel) const;
   // The tail, and `more` rows pushed after it, as one run (the runs' layout).
   std::shared_ptr<const SortedRun> Seal(const Tail& tail, const SortedRun* more = nullptr) const;
 

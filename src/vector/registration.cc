@@ -24,8 +24,7 @@ const registry::OptionTable& OptionTableOf() {
                  "unsorted entries a reader publishes as a new sorted run")
           .Count("background_cut", &O::background_cut, 1, O::kMaxThreshold,
                  "entries a writer thread adds between requests to sort them in the background; "
-                 "at the default, never while writes go on (readers, a 10 ms pause or Freeze "
-                 "sort them)")
+                 "at the default, never while writes go on (readers or Freeze sort them)")
           .Count("max_runs", &O::max_runs, 2, O::kMaxRuns,
                  "sorted runs kept at most while writes continue; more are merged");
   return table;
