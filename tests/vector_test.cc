@@ -45,14 +45,15 @@ void WaitForRuns(const VectorRep& rep, size_t runs) {
 // Keys i * 7919 mod n: every key once, in an order far from sorted.
 std::string Shuffled(int i, int n) { return NumberKey(static_cast<uint64_t>(i) * 7919 % n); }
 
-TEST(Vector, WritesSortNothingUntilReadOrFrozen) {
+TEST(Vector, WithoutBackgroundCutsWritesSortNothingUntilReadOrFrozen) {
   memory::Arena arena;
-  auto rep = Make(VectorOptions{}, &arena, true);
+  VectorOptions o;
+  o.background_cut = VectorOptions::kMaxThreshold;
+  auto rep = Make(o, &arena, true);
   for (int i = 0; i < 20000; ++i) {
     ASSERT_TRUE(rep->Insert(MakeEntry(rep.get(), Shuffled(i, 20000), 1, 1, "v")));
   }
-  // The default asks for no background cut while writes go on: nothing is
-  // sorted yet.
+  // No background cut is asked for while writes go on: nothing is sorted yet.
   EXPECT_EQ(rep->NumRuns(), 0u);
   EXPECT_EQ(rep->NumEntries(), 20000u);
   rep->Freeze();

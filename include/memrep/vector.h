@@ -40,13 +40,12 @@ struct MEMREP_EXPORT VectorOptions {
   uint32_t seal_threshold = 8192;
 
   // The background strand is asked to cut the newest entries into a sorted
-  // run each time a writer thread has added this many. The default never
-  // asks while writes go on: sorting then takes no core from the writers
-  // (with as many writers as cores, that is what lets writes scale);
-  // readers sort what they need, and Freeze sorts the rest. A smaller value
-  // sorts while writes go on, which makes the final sort shorter where cores
-  // are spare.
-  uint32_t background_cut = kMaxThreshold;
+  // run each time a writer thread has added this many. It sorts only while
+  // a core is spare: while as many writer threads as cores are writing, it
+  // waits (sorting would take a core from a writer), readers sort what they
+  // need, and the strand catches up when writers are fewer, pause, or the
+  // rep is frozen. kMaxThreshold: never while writes go on.
+  uint32_t background_cut = 4096;
 
   // Sorted runs kept at most while writes continue; more are merged.
   uint32_t max_runs = 8;

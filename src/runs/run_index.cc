@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <new>
 #include <random>
+#include <thread>
 
 namespace memrep::runs {
 
@@ -118,6 +119,13 @@ std::shared_ptr<const SortedRun> RunIndex::SortMany(std::vector<RowRef> refs,
   const size_t piece = std::max<size_t>(options_.seal_threshold, 1);
   const size_t pieces = (refs.size() + piece - 1) / piece;
   const SortedRun::Layout fenced = SortedRun::Layout::kFenced;
+  // Where the rows are at most a third of the index, pieces may keep their
+  // prefixes (12 bytes a row) and be merged in one pass that reads no row
+  // while prefixes differ: with the output and the runs already there, that
+  // is still within 12 bytes a row of the whole index.
+  const bool one_pass = pieces > 1 && pieces <= kOnePassPieces && 3 * refs.size() <= Count();
+  const SortedRun::Layout piece_layout =
+      pieces == 1 ? options_.run_layout : (one_pass ? SortedRun::Layout::kWithPrefixes : fenced);
   std::vector<std::shared_ptr<const SortedRun>> runs(pieces);
   const bool sorted = pool_.ParallelFor(
       pieces, 1,
@@ -129,13 +137,17 @@ std::shared_ptr<const SortedRun> RunIndex::SortMany(std::vector<RowRef> refs,
             slots.push_back(MakeSlot(order_, region_, refs[k]));
           }
           SortSlots(order_, &slots);
-          runs[i] = std::make_shared<const SortedRun>(&region_, slots, run_memory_,
-                                                      pieces == 1 ? options_.run_layout : fenced);
+          runs[i] = std::make_shared<const SortedRun>(&region_, slots, run_memory_, piece_layout);
         }
       },
       cancel);
   if (!sorted) return nullptr;
   refs = std::vector<RowRef>();  // the merges may use its room
+  if (one_pass) {
+    std::vector<const SortedRun*> parts;
+    for (const auto& run : runs) parts.push_back(run.get());
+    return SortedRun::MergeAll(order_, parts, run_memory_, options_.run_layout, cancel);
+  }
   while (runs.size() > 1) {
     const bool last = runs.size() == 2;
     std::vector<std::shared_ptr<const SortedRun>> merged((runs.size() + 1) / 2);
@@ -261,7 +273,17 @@ size_t RunIndex::Cut(bool idle, std::shared_ptr<const RunSet> base) {
   return cut ? 0 : tail.size();
 }
 
+bool RunIndex::WritersBusy() {
+  static const size_t cores = std::max(1u, std::thread::hardware_concurrency());
+  const std::array<uint64_t, WriteList::kShards> counts = write_list_.ShardCounts();
+  size_t writers = 0;
+  for (size_t i = 0; i < counts.size(); ++i) writers += counts[i] != last_counts_[i] ? 1 : 0;
+  last_counts_ = counts;
+  return writers >= cores;
+}
+
 bool RunIndex::CutAndMerge(bool idle) {
+  if (options_.yield_to_writers && !idle && WritersBusy()) return true;  // look again later
   // The pre-cut set and tail are let go before merging (Cut returns): holding
   // them would keep runs that merges replace alive, past what MemoryUsage
   // charges for.

@@ -62,6 +62,11 @@ struct RunIndexOptions {
   // continue, charged in MemoryUsage); kFenced keeps fences only (fewer
   // bytes per entry).
   SortedRun::Layout run_layout = SortedRun::Layout::kAuto;
+  // Background cuts and merges wait while at least as many writer threads
+  // as the machine has cores pushed since the last task: sorting would then
+  // take a core from a writer. Readers sort what they need meanwhile, and
+  // the strand catches up once writers are fewer, pause or Freeze.
+  bool yield_to_writers = false;
 };
 
 class RunIndex : public std::enable_shared_from_this<RunIndex> {
@@ -194,6 +199,8 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   // May throw std::bad_alloc.
   std::shared_ptr<const SortedRun> SortMany(std::vector<RowRef> refs,
                                             const std::atomic<bool>* cancel) const;
+  // Pieces merged in one pass at most (each output row compares the heads).
+  static constexpr size_t kOnePassPieces = 16;
   // The tail, and `more` rows pushed after it, as one run (the runs' layout).
   std::shared_ptr<const SortedRun> Seal(const Tail& tail, const SortedRun* more = nullptr) const;
 
@@ -231,6 +238,11 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   static constexpr std::chrono::milliseconds kRecheckPeriod{10};
   // Whether inserts have paused; background tasks only (they never overlap).
   concurrency::QuietDetector quiet_{kRecheckPeriod};
+  // Per-shard counts at the last background task (background tasks only).
+  std::array<uint64_t, WriteList::kShards> last_counts_{};
+  // Whether at least as many writer threads as cores pushed since the last
+  // background task (background tasks only).
+  bool WritersBusy();
 };
 
 }  // namespace memrep::runs

@@ -105,6 +105,50 @@ std::shared_ptr<const SortedRun> SortedRun::Merge(const format::KeyOrder& order,
   return std::shared_ptr<const SortedRun>(new SortedRun(std::move(out), std::move(memory)));
 }
 
+std::shared_ptr<const SortedRun> SortedRun::MergeAll(const format::KeyOrder& order,
+                                                     const std::vector<const SortedRun*>& runs,
+                                                     MemoryCounter memory, Layout layout,
+                                                     const std::atomic<bool>* cancel) {
+  struct Head {
+    const SortedRun* run;
+    size_t pos;
+    uint64_t prefix;
+  };
+  std::vector<Head> heads;
+  size_t n = 0;
+  for (const SortedRun* run : runs) {
+    n += run->size();
+    if (run->size() > 0) heads.push_back(Head{run, 0, run->PrefixAt(order, 0)});
+  }
+  if (heads.empty()) return nullptr;
+  Parts out(heads[0].run->region_, n, KeepsPrefixes(layout, n));
+  size_t next_check = kCancelCheck;
+  for (size_t added = 1; !heads.empty(); ++added) {
+    size_t best = 0;
+    for (size_t h = 1; h < heads.size(); ++h) {
+      const Head& a = heads[h];
+      const Head& b = heads[best];
+      if (a.prefix < b.prefix ||
+          (a.prefix == b.prefix && order.CompareRows(a.run->row(a.pos), b.run->row(b.pos)) < 0)) {
+        best = h;
+      }
+    }
+    Head& head = heads[best];
+    out.Add(head.run->refs_[head.pos], head.prefix);
+    if (++head.pos < head.run->size()) {
+      head.prefix = head.run->PrefixAt(order, head.pos);
+    } else {
+      heads.erase(heads.begin() + static_cast<ptrdiff_t>(best));
+    }
+    // relaxed: the flag only asks to stop early.
+    if (added == next_check) {
+      if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) return nullptr;
+      next_check += kCancelCheck;
+    }
+  }
+  return std::shared_ptr<const SortedRun>(new SortedRun(std::move(out), std::move(memory)));
+}
+
 void SortedRun::BuildTop() {
   const Array<uint64_t>& keys = this->keys();
   if (keys.size() < 4 * kTopStride) return;

@@ -117,6 +117,12 @@ class SortedRun {
                                                 Layout layout = Layout::kAuto,
                                                 const std::atomic<bool>* cancel = nullptr);
   static constexpr size_t kCancelCheck = size_t{1} << 16;
+  // One run holding the entries of all `runs` (few: their heads are compared
+  // one by one for each entry), in one pass. Same rules as Merge.
+  static std::shared_ptr<const SortedRun> MergeAll(const format::KeyOrder& order,
+                                                   const std::vector<const SortedRun*>& runs,
+                                                   MemoryCounter memory, Layout layout,
+                                                   const std::atomic<bool>* cancel = nullptr);
 
   size_t size() const { return refs_.size(); }
   // Whether the run is laid out as `layout` would lay out its entries.

@@ -89,6 +89,14 @@ class WriteList {
     return heads;
   }
 
+  // Nodes pushed so far per shard (relaxed: may lag a push in progress).
+  std::array<uint64_t, kShards> ShardCounts() const {
+    std::array<uint64_t, kShards> counts;
+    for (size_t i = 0; i < kShards; ++i)
+      counts[i] = shards_[i].count.load(std::memory_order_relaxed);
+    return counts;
+  }
+
   // Nodes pushed so far (may lag a push in progress by one per shard).
   uint64_t Count() const {
     uint64_t total = 0;

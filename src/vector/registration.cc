@@ -23,8 +23,8 @@ const registry::OptionTable& OptionTableOf() {
           .Count("seal_threshold", &O::seal_threshold, 1, O::kMaxThreshold,
                  "unsorted entries a reader publishes as a new sorted run")
           .Count("background_cut", &O::background_cut, 1, O::kMaxThreshold,
-                 "entries a writer thread adds between requests to sort them in the background; "
-                 "at the default, never while writes go on (readers or Freeze sort them)")
+                 "entries a writer thread adds between requests to sort them in the background "
+                 "(done only while a core is spare)")
           .Count("max_runs", &O::max_runs, 2, O::kMaxRuns,
                  "sorted runs kept at most while writes continue; more are merged");
   return table;

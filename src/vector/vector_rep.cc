@@ -26,8 +26,10 @@ runs::RunIndexOptions RunOptions(const VectorOptions& options) {
   // Fenced runs only: the vector rep is chosen for writes and its memory,
   // so published runs keep no prefixes (44 bytes an entry of 16-byte keys
   // and empty values, against 52 with them, at 1M entries).
+  // And no background sorting while writers keep every core busy: a vector
+  // is chosen to write fast.
   return runs::RunIndexOptions{options.seal_threshold, options.background_cut, options.max_runs,
-                               runs::SortedRun::Layout::kFenced};
+                               runs::SortedRun::Layout::kFenced, /*yield_to_writers=*/true};
 }
 
 // A node is the write-list link and the row.
