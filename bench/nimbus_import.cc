@@ -22,6 +22,7 @@
 #include <rocksdb/listener.h>
 #include <rocksdb/memtablerep.h>
 #include <rocksdb/options.h>
+#include <rocksdb/statistics.h>
 #include <rocksdb/write_batch.h>
 #include <stdlib.h>
 
@@ -211,8 +212,15 @@ struct Figures {
   // to OnFlushCompleted, on RocksDB's flush thread.
   double flushes = 0;
   double flush_s = 0;
+  // Time RocksDB held writes back (its STALL_MICROS ticker: too many
+  // immutable memtables waiting for their flush, or L0 files): the part of
+  // the persists' time that a faster flush, not a faster memtable, removes.
+  double stall_s = 0;
   // Gets of recent keys per second of the read phases' Gets; NaN without reads.
   double recent_reads_per_s = NAN;
+  // The mean time of the first Get of a read phase: it pays for sorting what
+  // the memtable had not sorted yet (a skip list sorts on insert instead).
+  double first_read_ms = NAN;
 };
 
 struct Column {
@@ -229,7 +237,9 @@ constexpr Column kColumns[] = {
     {"persist_max_ms", "max ms", &Figures::persist_max_ms, 2},
     {"flushes", "flushes", &Figures::flushes, 0},
     {"flush_s", "flush s (sum)", &Figures::flush_s, 2},
+    {"stall_s", "stall s", &Figures::stall_s, 2},
     {"recent_reads_per_s", "recent reads/s", &Figures::recent_reads_per_s, 0},
+    {"first_read_ms", "first read ms", &Figures::first_read_ms, 3},
 };
 
 std::string Format(double value, int decimals, const char* nan_text) {
@@ -310,7 +320,7 @@ rdb::Options DbOptions(const Flags& flags, const Rep& rep) {
 // `error` set when a Get fails or does not return the written value.
 bool ReadRecent(rdb::DB* db, const Records& records, uint64_t written, uint64_t window,
                 uint64_t reads, std::mt19937_64* picker, Clock::duration* read_time,
-                std::string* error) {
+                Clock::duration* first_read_time, std::string* error) {
   const uint64_t first = written - std::min(written, window);
   std::uniform_int_distribution<uint64_t> pick(first, written - 1);
   std::vector<uint64_t> picks(reads);
@@ -326,6 +336,7 @@ bool ReadRecent(rdb::DB* db, const Records& records, uint64_t written, uint64_t 
   for (uint64_t r = 0; r < reads; ++r) {
     statuses[r] =
         db->Get(read_options, rdb::Slice(keys.data() + r * kKeySize, kKeySize), &values[r]);
+    if (r == 0) *first_read_time += Clock::now() - start;
   }
   *read_time += Clock::now() - start;
 
@@ -347,6 +358,7 @@ bool ReadRecent(rdb::DB* db, const Records& records, uint64_t written, uint64_t 
 bool RunImport(const Flags& flags, const Rep& rep, const std::string& dir, Figures* figures,
                std::string* error) {
   rdb::Options options = DbOptions(flags, rep);
+  options.statistics = rdb::CreateDBStatistics();
   auto flush_timer = std::make_shared<FlushTimer>();
   options.listeners.push_back(flush_timer);
   rdb::DB* raw = nullptr;
@@ -363,6 +375,8 @@ bool RunImport(const Flags& flags, const Rep& rep, const std::string& dir, Figur
   std::vector<double> persist_ms;
   persist_ms.reserve(flags.records / flags.batch + 1);
   Clock::duration read_time{};        // the Gets alone: the read rate
+  Clock::duration first_read_time{};  // the first Get of each read phase
+  uint64_t phases = 0;
   Clock::duration read_phase_time{};  // the read phases whole: left out of import_s
   uint64_t reads_done = 0;
   char key[kKeySize], value[kValueSize];
@@ -384,11 +398,12 @@ bool RunImport(const Flags& flags, const Rep& rep, const std::string& dir, Figur
     if (s.ok() && flags.reads > 0 && persist_ms.size() % flags.read_every == 0) {
       const Clock::time_point phase_start = Clock::now();
       if (!ReadRecent(db.get(), records, written, kRecentBatches * flags.batch, flags.reads,
-                      &picker, &read_time, error)) {
+                      &picker, &read_time, &first_read_time, error)) {
         return false;
       }
       read_phase_time += Clock::now() - phase_start;
       reads_done += flags.reads;
+      ++phases;
     }
   }
   const Clock::time_point import_end = Clock::now();
@@ -411,6 +426,8 @@ bool RunImport(const Flags& flags, const Rep& rep, const std::string& dir, Figur
     return false;
   }
 
+  figures->stall_s =
+      static_cast<double>(options.statistics->getTickerCount(rdb::STALL_MICROS)) / 1e6;
   figures->import_s = Seconds(import_end - import_start - read_phase_time);
   figures->import_flush_s = figures->import_s + Seconds(flush_end - import_end);
   figures->persist_p50_ms = Percentile(persist_ms, 0.50);
@@ -419,6 +436,7 @@ bool RunImport(const Flags& flags, const Rep& rep, const std::string& dir, Figur
   flush_timer->Read(&figures->flushes, &figures->flush_s);
   if (reads_done > 0) {
     figures->recent_reads_per_s = static_cast<double>(reads_done) / Seconds(read_time);
+    figures->first_read_ms = Seconds(first_read_time) * 1e3 / static_cast<double>(phases);
   }
   return true;
 }
