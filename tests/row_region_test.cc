@@ -43,6 +43,33 @@ class FailingAllocator final : public Allocator {
   std::atomic<int> left_;
 };
 
+TEST(RowRegion, FourByteUnitsPackNodesWithAtMostThreeBytesOfPadding) {
+  Arena arena;
+  RowRegion region(&arena, 4096, 4, RowRegion::MaxBytes(4), 4);
+  ASSERT_TRUE(region.Init().ok());
+  std::vector<std::pair<RowRef, size_t>> nodes;
+  char* previous_end = nullptr;
+  for (size_t bytes : {1, 2, 3, 4, 5, 126, 127, 3000, 100000}) {
+    RowRef ref = 0;
+    ASSERT_TRUE(region.Allocate(bytes, &ref).ok());
+    char* node = region.At(ref);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(node) % 4, 0u) << bytes;
+    if (previous_end != nullptr && bytes < 1000) {
+      // Consecutive small nodes of one thread are adjacent: padded to 4 bytes only.
+      EXPECT_EQ(node, previous_end) << bytes;
+    }
+    previous_end = node + (4 + bytes + 3) / 4 * 4;
+    std::memset(node, static_cast<int>(bytes & 0xff), 4 + bytes);
+    nodes.emplace_back(ref, bytes);
+  }
+  for (const auto& [ref, bytes] : nodes) {
+    const char* node = region.At(ref);
+    for (size_t i = 0; i < 4 + bytes; ++i) {
+      ASSERT_EQ(node[i], static_cast<char>(bytes & 0xff)) << bytes << " overwritten at " << i;
+    }
+  }
+}
+
 TEST(RowRegion, ChunkSizeIsAPowerOfTwoFromTheWriteBuffer) {
   EXPECT_EQ(RowRegion::ChunkBytesFor(uint64_t{256} << 20), 65536u);
   EXPECT_EQ(RowRegion::ChunkBytesFor(uint64_t{64} << 20), 65536u);

@@ -130,8 +130,8 @@ TEST(Vector, ABatchIsOneReservationOfConsecutiveNodes) {
     batch.push_back(EntryView::Of(keys[i], 10 + i, ValueType::kValue, "v"));
   ASSERT_TRUE(rep->AddBatch(batch, false).ok());
   // Ascending keys: the sorted order is the batch's, and each node directly
-  // follows the one before it (a 4-byte link, then the row, in 8-byte units).
-  const size_t node = (4 + RowSize(keys[0].size(), 1) + 7) / 8 * 8;
+  // follows the one before it (a 4-byte link, then the row, in 4-byte units).
+  const size_t node = (4 + RowSize(keys[0].size(), 1) + 3) / 4 * 4;
   auto it = rep->NewIterator();
   it->SeekToFirst();
   const char* previous = nullptr;

@@ -54,9 +54,9 @@ struct MEMREP_EXPORT VectorOptions {
   static constexpr uint64_t kMaxReserve = uint64_t{1} << 32;
   static constexpr uint64_t kDefaultWriteBufferSize = uint64_t{64} << 20;
   static constexpr uint64_t kMinWriteBufferSize = uint64_t{4} << 10;
-  // A rep addresses at most 32 GiB of entries (4-byte references to 8-byte
+  // A rep addresses at most 16 GiB of entries (4-byte references to 4-byte
   // units); half of that leaves room for a memtable that overshoots its size.
-  static constexpr uint64_t kMaxWriteBufferSize = uint64_t{16} << 30;
+  static constexpr uint64_t kMaxWriteBufferSize = uint64_t{8} << 30;
   static constexpr uint32_t kMaxRuns = 64;
   static constexpr uint32_t kMaxThreshold = uint32_t{1} << 24;
 

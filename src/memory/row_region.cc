@@ -11,15 +11,17 @@
 namespace memrep::memory {
 
 RowRegion::RowRegion(Allocator* allocator, size_t chunk_bytes, size_t header_bytes,
-                     uint64_t max_bytes)
+                     uint64_t max_bytes, size_t unit)
     : allocator_(allocator),
       header_bytes_(header_bytes),
-      shift_(static_cast<uint32_t>(std::countr_zero(chunk_bytes / kUnit))),
-      chunk_units_(chunk_bytes / kUnit),
+      unit_shift_(static_cast<uint32_t>(std::countr_zero(unit))),
+      shift_(static_cast<uint32_t>(std::countr_zero(chunk_bytes / unit))),
+      chunk_units_(chunk_bytes / unit),
       mask_(chunk_units_ - 1),
-      max_chunks_(std::min(max_bytes, kMaxBytes) / chunk_bytes) {
+      max_chunks_(std::min(max_bytes, MaxBytes(unit)) / chunk_bytes) {
   MEMREP_ASSERT(std::has_single_bit(chunk_bytes) && chunk_bytes >= 4096);
   MEMREP_ASSERT(header_bytes % 4 == 0);
+  MEMREP_ASSERT(unit == 4 || unit == 8);
 }
 
 Status RowRegion::Init() {
@@ -61,7 +63,7 @@ Status RowRegion::Grab(size_t bytes, uint64_t* ref) {
   do {
     if (slot >= max_chunks_) {
       return Status::Full("the memtable's row region (" +
-                          std::to_string(max_chunks_ * chunk_units_ * kUnit) +
+                          std::to_string((max_chunks_ * chunk_units_) << unit_shift_) +
                           " bytes of address space) is exhausted: switch to a new memtable");
     }
   } while (!next_chunk_.compare_exchange_weak(slot, slot + 1, std::memory_order_relaxed));
@@ -81,7 +83,7 @@ Status RowRegion::Allocate(size_t row_bytes, RowRef* ref) {
   const uint64_t units = Units(row_bytes);
   uint64_t start;
   // A big node takes a chunk slot of its own (see the header).
-  Status s = Big(units) ? Grab(units * kUnit, &start) : Bump(units, &start);
+  Status s = Big(units) ? Grab(units << unit_shift_, &start) : Bump(units, &start);
   if (s.ok()) *ref = static_cast<RowRef>(start);
   return s;
 }
@@ -93,7 +95,7 @@ Status RowRegion::AllocateMany(const size_t* row_bytes, size_t n, RowRef* refs, 
     const uint64_t first = Units(row_bytes[i]);
     uint64_t start;
     if (Big(first)) {
-      s = Grab(first * kUnit, &start);
+      s = Grab(first << unit_shift_, &start);
       if (s.ok()) refs[i++] = static_cast<RowRef>(start);
       continue;
     }
@@ -138,7 +140,7 @@ Status RowRegion::Bump(uint64_t units, uint64_t* start) {
       continue;
     }
     uint64_t chunk;
-    Status s = Grab(chunk_units_ * kUnit, &chunk);
+    Status s = Grab(chunk_units_ << unit_shift_, &chunk);
     if (!s.ok()) return s;
     if (shard.cursor.compare_exchange_strong(cursor, chunk + units, std::memory_order_acq_rel,
                                              std::memory_order_acquire)) {

@@ -7,8 +7,8 @@
 //            so RocksDB and its WriteBufferManager count it as they count
 //            the skip list's nodes), chunk_bytes at a time
 //   table:   [ 0 ][ base1 ][ base2 ] ...  chunk index -> chunk memory
-//   ref r:   chunk index (high bits) | offset in kUnit units (low bits);
-//            node = table[r >> shift] + (r & mask) * kUnit; chunk 0 is never
+//   ref r:   chunk index (high bits) | offset in units of 8 or 4 bytes (low bits);
+//            node = table[r >> shift] + (r & mask) * unit; chunk 0 is never
 //            used, so ref 0 means none
 //   node:    [ header (header_bytes) | row ... ]   Row(r) = At(r) + header_bytes
 //   shard i: cursor -> the next free unit of the chunk its threads fill
@@ -30,7 +30,8 @@
 //     out. Refs reach other threads only inside published nodes (release
 //     stores the reader pairs with acquire loads), so a reader that follows a
 //     ref also sees the slot. A table slot is never rewritten.
-// Limits: max_bytes of address space (at most 2^32 units, 32 GiB). Past half
+// Limits: max_bytes of address space (at most 2^32 units: 32 GiB, or 16 GiB
+// with 4-byte units). Past half
 // of it NearlyFull() is true, so the memtable gets switched while writes in
 // flight still fit; past all of it Allocate fails with Full.
 #pragma once
@@ -51,15 +52,21 @@ using RowRef = uint32_t;  // 0 is null
 
 class RowRegion {
  public:
+  // The unit a reference counts in: 8 bytes (nodes aligned for 8-byte
+  // fields, 32 GiB of address space) unless a rep asks for 4 (nodes aligned
+  // for 4-byte fields, 16 GiB: a rep whose header is one 4-byte link saves
+  // up to 4 bytes of padding a row).
   static constexpr size_t kUnit = 8;
   static constexpr uint64_t kMaxBytes = (uint64_t{1} << 32) * kUnit;  // 32 GiB
+  static constexpr uint64_t MaxBytes(size_t unit) { return (uint64_t{1} << 32) * unit; }
 
   // chunk_bytes: what a shard takes at a time, a power of two of at least
   // 4 KiB. header_bytes: the rep's header in front of each row (a multiple
   // of 4). max_bytes: the address space this region hands out (tests set
-  // less). REQUIRES: Init() before any other call.
+  // less; at most MaxBytes(unit)). unit: 8 or 4 bytes. REQUIRES: Init()
+  // before any other call.
   RowRegion(Allocator* allocator, size_t chunk_bytes, size_t header_bytes,
-            uint64_t max_bytes = kMaxBytes);
+            uint64_t max_bytes = kMaxBytes, size_t unit = kUnit);
   ~RowRegion();
   RowRegion(const RowRegion&) = delete;
   RowRegion& operator=(const RowRegion&) = delete;
@@ -68,7 +75,7 @@ class RowRegion {
   Status Init();
 
   // A node for a row of `row_bytes`: header_bytes + row_bytes bytes aligned
-  // to kUnit, never moved or freed before the allocator's memory is.
+  // to the unit, never moved or freed before the allocator's memory is.
   // OutOfMemory (the allocator failed) or Full (the address space is
   // exhausted): nothing was handed out.
   Status Allocate(size_t row_bytes, RowRef* ref);
@@ -79,7 +86,9 @@ class RowRegion {
   // says how many got a node.
   Status AllocateMany(const size_t* row_bytes, size_t n, RowRef* refs, size_t* allocated);
 
-  char* At(RowRef ref) const { return table_[ref >> shift_] + size_t{ref & mask_} * kUnit; }
+  char* At(RowRef ref) const {
+    return table_[ref >> shift_] + (size_t{ref & mask_} << unit_shift_);
+  }
   char* Row(RowRef ref) const { return At(ref) + header_bytes_; }
   size_t header_bytes() const { return header_bytes_; }
 
@@ -109,7 +118,8 @@ class RowRegion {
   // chunk_units_.
   Status Bump(uint64_t units, uint64_t* start);
   uint64_t Units(size_t row_bytes) const {
-    return std::max<uint64_t>(1, (header_bytes_ + row_bytes + kUnit - 1) / kUnit);
+    const size_t unit = size_t{1} << unit_shift_;
+    return std::max<uint64_t>(1, (header_bytes_ + row_bytes + unit - 1) >> unit_shift_);
   }
   // Whether a node of `units` gets an allocation of its own.
   bool Big(uint64_t units) const { return units > chunk_units_ / 4; }
@@ -119,7 +129,8 @@ class RowRegion {
 
   Allocator* const allocator_;
   const size_t header_bytes_;
-  const uint32_t shift_;  // log2(chunk_units_)
+  const uint32_t unit_shift_;  // log2(unit)
+  const uint32_t shift_;       // log2(chunk_units_)
   const uint64_t chunk_units_;
   const uint64_t mask_;  // chunk_units_ - 1
   const uint64_t max_chunks_;

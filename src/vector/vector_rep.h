@@ -34,7 +34,7 @@ class VectorRep final : public Rep {
   // region_bytes: the address space of the rep's RowRegion (tests set less).
   static Status Make(const VectorOptions& options, const RepContext& context,
                      std::unique_ptr<Rep>* out,
-                     uint64_t region_bytes = memory::RowRegion::kMaxBytes);
+                     uint64_t region_bytes = memory::RowRegion::MaxBytes(4));
   ~VectorRep() override;
 
   Status Allocate(size_t len, KeyHandle* handle, char** row) override;
