@@ -3,12 +3,15 @@
 
 One command for the whole benchmark story of issue #3: memrep_bench at the
 rep level (every rep, item sizes 0 and 100), the same at growing entry
-counts (scaling), and Debian's db_bench through db_bench_compare.py. It
+counts (scaling), Debian's db_bench through db_bench_compare.py, and the
+Nimbus scenario (memrep_nimbus_import: one writer's big WriteBatches into a
+real RocksDB database, memrep.Vector against RocksDB's memtables). It
 writes, into --out:
 
     benchmarks.md     machine, commands, tables, target vs measured, plots
     benchmarks.json   everything it ran: commands, wall times, the raw JSON
-                      of every memrep_bench and db_bench_compare run
+                      of every memrep_bench, db_bench_compare and
+                      memrep_nimbus_import run
     img/*.png         headline.png, throughput_*.png, scaling.png,
                       latency.png, db_bench.png
 
@@ -52,7 +55,11 @@ WORKLOADS = ["fillrandom", "fillseq", "overwrite", "concurrentfill", "readrandom
              "readseq", "seekrandom", "readwrite", "seekwhilewriting"]
 SCALING_WORKLOADS = ["fillrandom", "readrandom", "seekrandom"]
 WRITE_BUFFER_SIZE = 256 << 20
-PARTS = ["rep", "scaling", "db_bench"]
+PARTS = ["rep", "scaling", "db_bench", "nimbus"]
+# memrep_nimbus_import's default --batch (--num-override scales it with
+# --records), and the reps of --full's read figures (its defaults but vector).
+NIMBUS_BATCH = 5000
+NIMBUS_READ_REPS = ["skip_list", "memrep.Vector", "memrep.SortedHash"]
 
 
 def rep_runs(part, num, item_size, reps, repeats, workloads=WORKLOADS):
@@ -103,6 +110,33 @@ def plan(mode, num_override=None, repeats_override=None):
         r["name"] = (f"{r['part']}_{report_data.count(r['num'])}_item{r['item_size']}" +
                      ("_readseq" if r["workloads"] == ["readseq"] else ""))
     return runs, db
+
+
+def nimbus_plan(mode, num_override=None, repeats_override=None):
+    """The memrep_nimbus_import invocations of a mode: flags (the program's
+    defaults apart) and the figures each is read for ('import', 'reads').
+
+    --short: one quick invocation for every figure. --full: the defaults, in
+    two invocations: the read figures without RocksDB's vector (every Get
+    sorts its whole mutable memtable: hours per run), and the import
+    figures with --reads=0 and every default rep (read phases would give the
+    background flushes time the writer does not wait for)."""
+    if mode == "short":
+        runs = [{"name": "nimbus", "uses": ["import", "reads"],
+                 "flags": {"records": 200_000, "runs": 1, "reads": 100}}]
+        records = 200_000
+    else:
+        runs = [{"name": "nimbus_reads", "uses": ["reads"],
+                 "flags": {"reps": ",".join(NIMBUS_READ_REPS)}},
+                {"name": "nimbus_import", "uses": ["import"], "flags": {"reads": 0}}]
+        records = report_data.NIMBUS_RECORDS
+    for r in runs:
+        if num_override:  # the batches shrink with the records: as many persists
+            r["flags"]["records"] = num_override
+            r["flags"]["batch"] = max(1, NIMBUS_BATCH * num_override // records)
+        if repeats_override:
+            r["flags"]["runs"] = repeats_override
+    return runs
 
 
 # ---------------------------------------------------------------- machine
@@ -239,6 +273,29 @@ def run_memrep_bench(run, bench, tmp, timeout):
         run["status"], run["error"] = "failed", f"no usable JSON from memrep_bench: {e}"
 
 
+def run_nimbus(run, bench, tmp, timeout):
+    """One memrep_nimbus_import invocation; its databases go under tmp."""
+    json_path = os.path.join(tmp, run["name"] + ".json")
+    flags = [f"--{k}={v}" for k, v in run["flags"].items()]
+    cmd = [bench, *flags, f"--db={os.path.join(tmp, run['name'] + '-db')}",
+           f"--json={json_path}"]
+    run["command"] = shlex.join([os.path.relpath(bench, REPO)] + flags)
+    t0 = time.monotonic()
+    code, stdout, err = run_tool(cmd, timeout, run["name"])
+    run["wall_s"] = round(time.monotonic() - t0, 1)
+    run["table"] = stdout
+    run["data"] = None
+    if code != 0:
+        run["status"], run["error"] = "failed", failure_text(code, timeout, err)
+        return
+    try:
+        with open(json_path) as f:
+            run["data"] = json.load(f)
+        run["status"], run["error"] = "ok", None
+    except (OSError, ValueError) as e:
+        run["status"], run["error"] = "failed", f"no usable JSON from memrep_nimbus_import: {e}"
+
+
 def db_bench_command(db, args, json_path):
     user = shlex.split(args.db_bench_args or "")
     base = [] if "--quick" in user else ["--num", str(db["num"]), "--repeats", str(db["repeats"])]
@@ -279,7 +336,10 @@ def parse_args(argv):
         epilog="Sizes: --short rep level 200K entries (items 0 and 100, every rep, 1 "
                "repetition), scaling 100K/300K/1M, db_bench 200K x 1. --full rep level 10M "
                "(skip_list and sorted_hash, items 0 and 100, 1 repetition) and 1M (every "
-               "rep, median of 3), scaling 100K..10M, db_bench 1M x 2, 256 MiB buffer.")
+               "rep, median of 3), scaling 100K..10M, db_bench 1M x 2, 256 MiB buffer. "
+               "Nimbus: --short 200K records, 1 run, 100 reads per phase; --full the "
+               "program's defaults (5M records, median of 3), reads without RocksDB's "
+               "vector, import figures from a second run with --reads=0.")
     mode = p.add_mutually_exclusive_group(required=True)
     mode.add_argument("--short", action="store_const", dest="mode", const="short")
     mode.add_argument("--full", action="store_const", dest="mode", const="full")
@@ -290,6 +350,8 @@ def parse_args(argv):
     p.add_argument("--build-dir", default=os.path.join(REPO, "build", "release"),
                    help="the release build (memrep_bench, the plugin, the compiler facts)")
     p.add_argument("--memrep-bench", help="default: BUILD_DIR/bench/memrep_bench")
+    p.add_argument("--nimbus", help="the Nimbus scenario's program "
+                   "(default: BUILD_DIR/bench/memrep_nimbus_import)")
     p.add_argument("--plugin", help="default: BUILD_DIR/rocksdb/libmemrep_rocksdb.so")
     p.add_argument("--parts", default=",".join(PARTS),
                    help=f"comma list of the parts to run (default: {','.join(PARTS)})")
@@ -299,9 +361,12 @@ def parse_args(argv):
                    "the mode's --num/--repeats; --quick drops them)")
     p.add_argument("--num-override", type=int, metavar="N",
                    help="for tests: the biggest entry count becomes N, the others shrink "
-                   "in proportion; db_bench --num N")
-    p.add_argument("--repeats-override", type=int, metavar="R", help="repetitions of every run")
-    p.add_argument("--timeout", type=float, help="seconds per memrep_bench run "
+                   "in proportion; db_bench --num N; Nimbus --records N (batches in "
+                   "proportion)")
+    p.add_argument("--repeats-override", type=int, metavar="R", help="repetitions of every "
+                   "run (Nimbus: --runs R)")
+    p.add_argument("--timeout", type=float, help="seconds per memrep_bench or "
+                   "memrep_nimbus_import run "
                    "(default 600 short, 7200 full); db_bench_compare gets 4x")
     p.add_argument("--no-plots", action="store_true", help="write no PNG (noted in the md)")
     a = p.parse_args(argv)
@@ -318,6 +383,7 @@ def parse_args(argv):
     a.out = a.out or os.path.join(REPO, "docs" if a.mode == "full" else "build/report")
     a.timeout = a.timeout or (7200 if a.mode == "full" else 600)
     a.memrep_bench = a.memrep_bench or os.path.join(a.build_dir, "bench", "memrep_bench")
+    a.nimbus = a.nimbus or os.path.join(a.build_dir, "bench", "memrep_nimbus_import")
     a.plugin = os.path.abspath(a.plugin or os.path.join(a.build_dir, "rocksdb",
                                                         "libmemrep_rocksdb.so"))
     return a
@@ -335,6 +401,19 @@ def save(doc, out):
     os.replace(path + ".tmp", path)
 
 
+def run_nimbus_part(doc, a, tmp):
+    """Every memrep_nimbus_import invocation of the mode, into doc['nimbus_runs']."""
+    for run in nimbus_plan(a.mode, a.num_override, a.repeats_override):
+        doc["nimbus_runs"].append(run)
+        if not os.access(a.nimbus, os.X_OK):
+            run.update(status="failed", data=None, command=a.nimbus, wall_s=0,
+                       error=f"memrep_nimbus_import not found at {a.nimbus}: build it "
+                       "(cmake --build --preset release --target memrep_nimbus_import)")
+            continue
+        run_nimbus(run, a.nimbus, tmp, a.timeout)
+        save(doc, a.out)
+
+
 def run_everything(a, argv):
     runs, db = plan(a.mode, a.num_override, a.repeats_override)
     doc = {"schema": 1, "mode": a.mode,
@@ -342,7 +421,8 @@ def run_everything(a, argv):
                "%Y-%m-%d %H:%M UTC"),
            "report_command": shlex.join(["python3", "bench/report.py"] + argv),
            "machine": collect_machine(a.build_dir, None),
-           "parts": a.parts, "rep_runs": [], "db_bench": dict(db, status="not run")}
+           "parts": a.parts, "rep_runs": [], "db_bench": dict(db, status="not run"),
+           "nimbus_runs": []}
     t0 = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="memrep-report-") as tmp:
         for run in runs:
@@ -358,6 +438,9 @@ def run_everything(a, argv):
             save(doc, a.out)
         if "db_bench" in a.parts:
             run_db_bench(doc["db_bench"], a, tmp)
+            save(doc, a.out)
+        if "nimbus" in a.parts:
+            run_nimbus_part(doc, a, tmp)
     doc["total_wall_s"] = round(time.monotonic() - t0, 1)
     doc["machine"]["loadavg_end"] = read_text("/proc/loadavg").split()[:3]
     return doc

@@ -23,6 +23,38 @@ TARGETS = [
 TARGET_NUM = 10_000_000
 TARGET_ITEM_SIZES = (0, 100)
 
+# The Nimbus scenario (memrep_nimbus_import): its table's columns, in its
+# order, as (JSON name, heading, decimals).
+NIMBUS_COLUMNS = [
+    ("import_s", "import s", 2),
+    ("import_flush_s", "import+flush s", 2),
+    ("persist_p50_ms", "persist p50 ms", 2),
+    ("persist_p99_ms", "p99 ms", 2),
+    ("persist_max_ms", "max ms", 2),
+    ("flushes", "flushes", 0),
+    ("flush_s", "flush s (sum)", 2),
+    ("stall_s", "stall s", 2),
+    ("recent_reads_per_s", "recent reads/s", 0),
+    ("first_read_ms", "first read ms", 3),
+]
+# Figures of the read phases; the others are import figures. In --full they
+# come from different invocations (see report.nimbus_plan).
+NIMBUS_READ_FIGURES = ("recent_reads_per_s", "first_read_ms")
+NIMBUS_BASELINE = "skip_list"
+NIMBUS_CANDIDATE = "memrep.Vector"
+NIMBUS_RECORDS = 5_000_000  # the program's default --records: the full scenario
+# The Nimbus targets: memrep.Vector's median over a RocksDB rep's, as
+# (figure, what, base rep, target, higher_is_better): at most 0.6x the skip
+# list's import time and no more than RocksDB's vector's, persists no slower
+# at p99 and max, recent reads at least as fast.
+NIMBUS_TARGETS = [
+    ("import_s", "import time", NIMBUS_BASELINE, 0.6, False),
+    ("import_s", "import time", "vector", 1.0, False),
+    ("persist_p99_ms", "persist p99", NIMBUS_BASELINE, 1.0, False),
+    ("persist_max_ms", "persist max", NIMBUS_BASELINE, 1.0, False),
+    ("recent_reads_per_s", "recent reads/s", NIMBUS_BASELINE, 1.0, True),
+]
+
 
 def ok_runs(doc, part=None):
     return [r for r in doc.get("rep_runs", [])
@@ -88,6 +120,16 @@ def rep_sets(doc, part="rep"):
     return sorted(sets.values(), key=lambda s: (-s.num, -s.item_size))
 
 
+def is_met(ratio, target, higher_is_better=True):
+    """Whether a ratio meets its target: at least it, or at most it."""
+    return ratio >= target if higher_is_better else ratio <= target
+
+
+def verdict(ratio, target, higher_is_better=True):
+    """'met' or 'missed': the verdict of every target row that has a ratio."""
+    return "met" if is_met(ratio, target, higher_is_better) else "missed"
+
+
 def target_rows(doc):
     """One row per (target, item size): measured at the biggest rep-level size
     where both reps have the workload. verdict: met, missed or no data."""
@@ -103,7 +145,7 @@ def target_rows(doc):
                     r = s.ratio(workload, CANDIDATE)
                     row.update(num=s.num, base_ops=s.ops(workload, BASELINE),
                                ops=s.ops(workload, CANDIDATE), ratio=r,
-                               verdict="met" if r >= target else "missed")
+                               verdict=verdict(r, target))
                     break
             rows.append(row)
     return rows
@@ -145,6 +187,58 @@ def db_ratio(summary, workload, rep, base, key="median_ops_sec"):
     return x / b if b else None
 
 
+def nimbus_runs(doc):
+    """The memrep_nimbus_import invocations that ran and left their JSON."""
+    return [r for r in doc.get("nimbus_runs", [])
+            if r.get("status") == "ok" and (r.get("data") or {}).get("medians")]
+
+
+def nimbus_uses(run):
+    """The kinds of figure ('import', 'reads') an invocation is read for."""
+    return run.get("uses") or ["import", "reads"]
+
+
+def number_or_none(x):
+    """x if it is a number; None for null, NaN or anything else."""
+    return x if isinstance(x, (int, float)) and not isinstance(x, bool) and x == x else None
+
+
+def nimbus_figure(run, rep, figure):
+    """rep's median of figure in one invocation; None if absent (a rep not
+    run, or null: reads/s without reads)."""
+    for m in (run.get("data") or {}).get("medians", []):
+        if m.get("rep") == rep:
+            return number_or_none(m.get(figure))
+    return None
+
+
+def nimbus_target_rows(doc):
+    """One row per Nimbus target: memrep.Vector's median over the base rep's,
+    from the first invocation read for that figure that has both. verdict:
+    met, missed or not measured."""
+    runs = nimbus_runs(doc)
+    rows = []
+    for figure, what, base, target, higher in NIMBUS_TARGETS:
+        kind = "reads" if figure in NIMBUS_READ_FIGURES else "import"
+        row = {"figure": figure, "what": what, "base": base, "target": target,
+               "higher_is_better": higher, "run": None, "records": None,
+               "base_value": None, "value": None, "ratio": None,
+               "verdict": "not measured"}
+        for run in runs:
+            if kind not in nimbus_uses(run):
+                continue
+            x = nimbus_figure(run, NIMBUS_CANDIDATE, figure)
+            b = nimbus_figure(run, base, figure)
+            if x is not None and b:
+                r = x / b
+                row.update(run=run.get("name"), records=run["data"].get("params", {})
+                           .get("records"), base_value=b, value=x, ratio=r,
+                           verdict=verdict(r, target, higher))
+                break
+        rows.append(row)
+    return rows
+
+
 # ---------------------------------------------------------------- formatting
 
 def count(n):
@@ -165,11 +259,19 @@ def ops_text(x):
     return f"{x:.0f}"
 
 
-def ratio_text(r, target=None):
-    """'7.08x'; more digits when two decimals would hide a miss (7.999 vs 8)."""
+def ratio_text(r, target=None, higher_is_better=True):
+    """'7.08x'; more digits when two decimals would hide a miss (7.999 vs 8,
+    or 0.6004 vs at most 0.6)."""
     if r is None:
         return "-"
     text = f"{r:.2f}x"
-    if target is not None and (r >= target) != (round(r, 2) >= target):
+    if target is not None and (is_met(r, target, higher_is_better) !=
+                               is_met(round(r, 2), target, higher_is_better)):
         text = f"{r:.4f}x"
     return text
+
+
+def figure_text(x, decimals):
+    """A Nimbus figure as memrep_nimbus_import prints it, with thousands
+    separators; '-' when absent."""
+    return "-" if x is None else f"{x:,.{decimals}f}"

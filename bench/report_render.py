@@ -5,7 +5,7 @@ shows as a note where its tables would be; a section that cannot be drawn
 says so and counts as a failure, so the report is always written.
 """
 import report_data as data
-from report_data import count, ops_text, ratio_text
+from report_data import count, figure_text, ops_text, ratio_text
 
 MODE_NOTE = {
     "short": "**Short mode**: small sizes and one repetition, for a quick look on any "
@@ -276,16 +276,92 @@ def section_db_bench(doc):
     return "\n".join(out)
 
 
+def nimbus_targets_table(rows):
+    """The Nimbus targets as the report's other targets: measured, ratio, target, verdict."""
+    body = []
+    for r in rows:
+        decimals = next(d for f, _, d in data.NIMBUS_COLUMNS if f == r["figure"])
+        body.append([f"{r['what']} ({r['figure']}) over `{r['base']}`'s",
+                     f"`{r['run']}`" if r["run"] else "-",
+                     count(r["records"]) if r["records"] else "-",
+                     figure_text(r["base_value"], decimals), figure_text(r["value"], decimals),
+                     ratio_text(r["ratio"], r["target"], r["higher_is_better"]),
+                     f"{'>=' if r['higher_is_better'] else '<='} {r['target']:g}x",
+                     f"**{r['verdict']}**"])
+    return table(["ratio of", "measured in", "records", "base rep's",
+                  f"{data.NIMBUS_CANDIDATE}'s", "ratio", "target", "verdict"], body)
+
+
+def nimbus_medians_table(run):
+    """Every rep's medians, with memrep_nimbus_import's own columns."""
+    rows = [[m.get("rep", "?")] + [figure_text(data.number_or_none(m.get(f)), d)
+                                   for f, _, d in data.NIMBUS_COLUMNS]
+            for m in run["data"].get("medians", [])]
+    return table(["rep"] + [h for _, h, _ in data.NIMBUS_COLUMNS], rows)
+
+
+NIMBUS_USES = {
+    ("import", "reads"): "every figure",
+    ("reads",): "the read figures (recent reads/s, first read ms)",
+    ("import",): "the import figures (import, persist, flush and stall; no read phases)",
+}
+
+
+def section_nimbus(doc):
+    out = ["## The Nimbus scenario (memrep_nimbus_import)\n",
+           "`bench/nimbus_import.cc`: one writer persists big `WriteBatch`es of random "
+           "32-byte keys (100-byte values) into a real RocksDB database, per memtable rep, "
+           "and reads recent keys between persists (every `Get` checked); WAL on, "
+           "64 MiB write buffers, 2 of them, RocksDB's default compaction. Figures: medians "
+           "over the runs, reps alternating ([bench/README.md](../bench/README.md), \"The "
+           "Nimbus scenario\"). `--db` is a temporary directory.\n"]
+    runs = doc.get("nimbus_runs", [])
+    if not runs:
+        out.append("Not run (`--parts`).\n" if "nimbus" not in doc.get("parts", []) else
+                   "**Failed**: no invocation ran; see Failures.\n")
+        return "\n".join(out)
+    rows = data.nimbus_target_rows(doc)
+    out.append(f"### Targets: `{data.NIMBUS_CANDIDATE}` vs RocksDB's memtables\n")
+    out.append(f"`{data.NIMBUS_CANDIDATE}`'s median over the base rep's, from the same "
+               "invocation. The verdict is computed from the numbers below; \"not "
+               "measured\": a rep or its invocation is missing.\n")
+    small = sorted({r["records"] for r in rows
+                    if r["records"] and r["records"] < data.NIMBUS_RECORDS})
+    if small:
+        out.append(f"**Not the full scenario**: measured with "
+                   f"{', '.join(count(n) for n in small)} records (the program's default "
+                   f"is {count(data.NIMBUS_RECORDS)}), so the verdicts only indicate.\n")
+    out.append(nimbus_targets_table(rows))
+    met = sum(r["verdict"] == "met" for r in rows)
+    out.append(f"\n{met} of {len(rows)} targets met.\n")
+    for run in runs:
+        uses = NIMBUS_USES.get(tuple(data.nimbus_uses(run)), "?")
+        out.append(f"### `{run.get('name')}`: {uses}\n")
+        out.append(f"```sh\n{run.get('command', '?')}\n```\n")
+        if run.get("status") != "ok" or not (run.get("data") or {}).get("medians"):
+            out.append("**Failed**: no numbers; see Failures.\n")
+            continue
+        d = run["data"]
+        params = d.get("params", {})
+        out.append(", ".join(f"{k}={v}" for k, v in params.items()) +
+                   f"; load average {d.get('loadavg_start', '?')} at start, "
+                   f"{d.get('loadavg_end', '?')} at end.\n")
+        out.append(nimbus_medians_table(run) + "\n")
+    return "\n".join(out)
+
+
 def section_commands(doc):
     out = ["## Commands\n", "The report (`scripts/report.sh` runs it, after installing what "
-           "is missing and building the release preset's `memrep_bench` and "
-           "`memrep_rocksdb`):\n", "```sh", doc.get("report_command", "?"), "```\n",
+           "is missing and building the release preset's `memrep_bench`, "
+           "`memrep_nimbus_import` and `memrep_rocksdb`):\n", "```sh", doc.get("report_command", "?"), "```\n",
            "What it ran, in order, with the wall time of each:\n", "```sh"]
     for r in doc.get("rep_runs", []):
         out.append(f"{r.get('command', '?')}    # {r.get('wall_s', 0):g} s, {r.get('status')}")
     db = doc.get("db_bench") or {}
     if db.get("command"):
         out.append(f"{db['command']}    # {db.get('wall_s', 0):g} s, {db.get('status')}")
+    for r in doc.get("nimbus_runs", []):
+        out.append(f"{r.get('command', '?')}    # {r.get('wall_s', 0):g} s, {r.get('status')}")
     out.append("```\n")
     return "\n".join(out)
 
@@ -299,6 +375,12 @@ def failures(doc):
     db = doc.get("db_bench") or {}
     if "db_bench" in doc.get("parts", []) and db.get("status") != "ok":
         out.append(("db_bench_compare.py", db.get("error") or "did not run"))
+    for r in doc.get("nimbus_runs", []):
+        if r.get("status") != "ok":
+            out.append((f"memrep_nimbus_import run `{r.get('name')}`",
+                        r.get("error") or "no data"))
+    if "nimbus" in doc.get("parts", []) and not doc.get("nimbus_runs"):
+        out.append(("memrep_nimbus_import", "did not run"))
     plots = doc.get("plots") or {}
     if plots.get("status") == "failed":
         out.append(("plots", plots.get("error") or "?"))
@@ -319,7 +401,7 @@ def render(doc):
     head.append(image(doc, "headline.png", "headline: sorted_hash vs skip_list"))
     body = []
     for section in (section_targets, section_machine, section_rep_level, section_scaling,
-                    section_db_bench, section_commands):
+                    section_db_bench, section_nimbus, section_commands):
         try:
             body.append(section(doc))
         except Exception as e:  # a malformed document must not cost the whole report
@@ -336,7 +418,7 @@ def render(doc):
 
 
 def terminal_summary(doc):
-    """The target table and the db_bench ratio table, for the terminal."""
+    """The target tables and the db_bench ratio table, for the terminal."""
     lines = ["", "== targets: sorted_hash / skip_list (rep level) =="]
     for r in data.target_rows(doc):
         where = f"{count(r['num'])}" if r["num"] else "-"
@@ -359,4 +441,12 @@ def terminal_summary(doc):
             lines.append("  " + f"{w:<24}" + "".join(
                 f"{summary[w][r]['median_ops_sec']:>20,.0f}" for r in reps) + "".join(
                 f"{ratio_text(data.db_ratio(summary, w, r, base)):>34}" for r in reps[1:]))
+    if "nimbus" in doc.get("parts", []) or doc.get("nimbus_runs"):
+        lines.append(f"\n== Nimbus scenario: {data.NIMBUS_CANDIDATE} / RocksDB's memtables ==")
+        for r in data.nimbus_target_rows(doc):
+            where = count(r["records"]) if r["records"] else "-"
+            sign = ">=" if r["higher_is_better"] else "<="
+            lines.append(f"  {r['figure'] + ' / ' + r['base']:<32} @ {where:<5} "
+                         f"{ratio_text(r['ratio'], r['target'], r['higher_is_better']):>9}  "
+                         f"(target {sign} {r['target']:g}x)  {r['verdict']}")
     return "\n".join(lines)

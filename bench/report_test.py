@@ -43,6 +43,47 @@ def rep_run(name, num, item_size, ops, part="rep"):
             "status": "ok", "error": None, "data": {"summary": summary}}
 
 
+NIMBUS_FIGURES = ["import_s", "import_flush_s", "persist_p50_ms", "persist_p99_ms",
+                  "persist_max_ms", "flushes", "flush_s", "stall_s", "recent_reads_per_s",
+                  "first_read_ms"]
+
+
+def nimbus_run(name, uses, records, medians):
+    """A memrep_nimbus_import invocation: medians is {rep: {figure: value}};
+    figures not given are 1.0, reads figures None (null: no reads)."""
+    rows = []
+    for rep, given in medians.items():
+        row = {"rep": rep}
+        for f in NIMBUS_FIGURES:
+            row[f] = given.get(f, None if f in report_data.NIMBUS_READ_FIGURES else 1.0)
+        rows.append(row)
+    return {"name": name, "uses": uses, "flags": {}, "command": f"memrep_nimbus_import {name}",
+            "wall_s": 2.0, "status": "ok", "error": None, "table": "",
+            "data": {"params": {"records": records, "batch": 5000, "runs": 3},
+                     "loadavg_start": "1.00 1.00 1.00", "loadavg_end": "2.00 2.00 2.00",
+                     "runs": [], "medians": rows}}
+
+
+def canned_nimbus_runs():
+    """--full's two invocations. Reads: memrep.Vector 0.8x skip_list's (missed);
+    its import figures (0.1x) must not count. Import (--reads=0): import time
+    exactly 0.6x skip_list's (met) and 12/11 of vector's (missed), persist p99
+    0.8x (met), persist max 1.001x (missed: 1.00x when rounded)."""
+    reads = nimbus_run("nimbus_reads", ["reads"], 5_000_000, {
+        "skip_list": {"import_s": 10.0, "recent_reads_per_s": 100_000.0,
+                      "first_read_ms": 0.05},
+        "memrep.Vector": {"import_s": 1.0, "recent_reads_per_s": 80_000.0,
+                          "first_read_ms": 1.234},
+        "memrep.SortedHash": {"recent_reads_per_s": 150_000.0, "first_read_ms": 0.5}})
+    imports = nimbus_run("nimbus_import", ["import"], 5_000_000, {
+        "skip_list": {"import_s": 20.0, "persist_p99_ms": 50.0, "persist_max_ms": 300.0,
+                      "flushes": 12.0},
+        "vector": {"import_s": 11.0, "persist_p99_ms": 30.0, "persist_max_ms": 200.0},
+        "memrep.Vector": {"import_s": 12.0, "persist_p99_ms": 40.0, "persist_max_ms": 300.3},
+        "memrep.SortedHash": {"import_s": 14.0}})
+    return [reads, imports]
+
+
 def canned_doc():
     """At 10M, item 100: fillrandom 9x (met), readrandom 5x (missed), seekrandom
     exactly 1.15x (met), readwrite 5.999x (missed: 6.00x when rounded). Item
@@ -70,7 +111,7 @@ def canned_doc():
                     "rocksdb_packages": {"librocksdb-dev": "7.8.3-2",
                                          "rocksdb-tools": "7.8.3-2"},
                     "git_commit": "abc123", "git_dirty": False},
-        "parts": ["rep", "scaling", "db_bench"],
+        "parts": ["rep", "scaling", "db_bench", "nimbus"],
         "rep_runs": [rep_run("rep_10M_item100", 10_000_000, 100, big),
                      rep_run("rep_1M_item100", 1_000_000, 100, small),
                      rep_run("rep_1M_item0", 1_000_000, 0, item0),
@@ -82,6 +123,7 @@ def canned_doc():
                                     "reps": ["skip_list", "memrep.SortedHash"],
                                     "workloads": ["fillrandom", "readrandom"]},
                          "summary": db_summary, "runs": []}},
+        "nimbus_runs": canned_nimbus_runs(),
         "plots": {"status": "skipped", "error": "--no-plots was given", "files": []},
     }
 
@@ -123,6 +165,69 @@ class TargetVerdicts(unittest.TestCase):
         self.assertEqual(self.rows[("readwrite", 0)]["num"], None)
 
 
+class NimbusTargets(unittest.TestCase):
+    def rows(self, doc=None):
+        return {(r["figure"], r["base"]): r
+                for r in report_data.nimbus_target_rows(doc or canned_doc())}
+
+    def test_verdicts_from_the_numbers(self):
+        rows = self.rows()
+        row = rows[("import_s", "skip_list")]
+        self.assertEqual(row["run"], "nimbus_import")  # not the reads run's 0.1x
+        self.assertAlmostEqual(row["ratio"], 0.6)
+        self.assertEqual(row["verdict"], "met")  # exactly at most 0.6
+        self.assertAlmostEqual(rows[("import_s", "vector")]["ratio"], 12 / 11)
+        self.assertEqual(rows[("import_s", "vector")]["verdict"], "missed")
+        self.assertEqual(rows[("persist_p99_ms", "skip_list")]["verdict"], "met")
+        self.assertEqual(rows[("persist_max_ms", "skip_list")]["verdict"], "missed")
+        row = rows[("recent_reads_per_s", "skip_list")]
+        self.assertEqual(row["run"], "nimbus_reads")
+        self.assertAlmostEqual(row["ratio"], 0.8)
+        self.assertEqual(row["verdict"], "missed")
+
+    def test_at_most_targets_show_the_digits_that_decide(self):
+        row = self.rows()[("persist_max_ms", "skip_list")]
+        self.assertEqual(report_data.ratio_text(row["ratio"], 1.0, False), "1.0010x")
+        self.assertEqual(report_data.ratio_text(0.5999, 0.6, False), "0.60x")  # met either way
+        self.assertEqual(report_data.ratio_text(0.6004, 0.6, False), "0.6004x")
+
+    def test_a_missing_rep_is_not_measured(self):
+        doc = canned_doc()
+        imports = doc["nimbus_runs"][1]["data"]
+        imports["medians"] = [m for m in imports["medians"] if m["rep"] != "vector"]
+        rows = self.rows(doc)
+        self.assertEqual(rows[("import_s", "vector")]["verdict"], "not measured")
+        self.assertIsNone(rows[("import_s", "vector")]["ratio"])
+        self.assertEqual(rows[("import_s", "skip_list")]["verdict"], "met")
+
+    def test_a_failed_invocation_is_not_measured_and_a_failure(self):
+        doc = canned_doc()
+        doc["nimbus_runs"][0].update(status="failed", data=None, error="exit status 1\nGet")
+        rows = self.rows(doc)
+        self.assertEqual(rows[("recent_reads_per_s", "skip_list")]["verdict"], "not measured")
+        self.assertEqual(rows[("persist_p99_ms", "skip_list")]["verdict"], "met")
+        md, failures = report_render.render(doc)
+        self.assertEqual([w for w, _ in failures], ["memrep_nimbus_import run `nimbus_reads`"])
+        self.assertIn("| recent reads/s (recent_reads_per_s) over `skip_list`'s | - | - | - | "
+                      "- | - | >= 1x | **not measured** |", md)
+        self.assertIn("**Failed**: no numbers; see Failures.", md)
+
+    def test_one_invocation_serves_every_figure(self):
+        doc = canned_doc()
+        short = nimbus_run("nimbus", ["import", "reads"], 200_000, {
+            "skip_list": {"import_s": 2.0, "recent_reads_per_s": 1000.0},
+            "vector": {"import_s": 1.0, "recent_reads_per_s": 70.0},
+            "memrep.Vector": {"import_s": 1.0, "recent_reads_per_s": 1500.0}})
+        doc["nimbus_runs"] = [short]
+        rows = self.rows(doc)
+        self.assertEqual(rows[("import_s", "skip_list")]["verdict"], "met")  # 0.5x
+        self.assertEqual(rows[("import_s", "vector")]["verdict"], "met")  # 1.0x
+        self.assertEqual(rows[("recent_reads_per_s", "skip_list")]["verdict"], "met")  # 1.5x
+        md, _ = report_render.render(doc)
+        self.assertIn("**Not the full scenario**: measured with 200K records", md)
+        self.assertIn("### `nimbus`: every figure", md)
+
+
 class Markdown(unittest.TestCase):
     def setUp(self):
         self.md, self.failures = report_render.render(canned_doc())
@@ -131,7 +236,8 @@ class Markdown(unittest.TestCase):
         for heading in ("## Targets (issue #3) vs measured", "## Machine",
                         "## Rep level (memrep_bench)", "### 10M entries, item size 100",
                         "### 1M entries, item size 0", "## Throughput vs entry count",
-                        "## DB level (Debian's db_bench)", "## Commands"):
+                        "## DB level (Debian's db_bench)",
+                        "## The Nimbus scenario (memrep_nimbus_import)", "## Commands"):
             self.assertIn(heading, self.md)
         self.assertEqual(self.failures, [])
         self.assertNotIn("## Failures", self.md)
@@ -160,6 +266,46 @@ class Markdown(unittest.TestCase):
         self.assertIn("| fillrandom | 100,000 | 150,000 | 1.50x |", self.md)
         self.assertIn("| readrandom | 100,000 | 320,000 | 3.20x |", self.md)
         self.assertIn("| **highest ratio**: readrandom | 300 | 390 | 1.30x |", self.md)
+
+    def test_nimbus_section(self):
+        section = self.md.split("## The Nimbus scenario")[1].split("## Commands")[0]
+        self.assertIn("| import time (import_s) over `skip_list`'s | `nimbus_import` | 5M | "
+                      "20.00 | 12.00 | 0.60x | <= 0.6x | **met** |", section)
+        self.assertIn("| import time (import_s) over `vector`'s | `nimbus_import` | 5M | "
+                      "11.00 | 12.00 | 1.09x | <= 1x | **missed** |", section)
+        self.assertIn("| 300.00 | 300.30 | 1.0010x | <= 1x | **missed** |",
+                      row_of(section, "| persist max (persist_max_ms)"))
+        self.assertIn("| 100,000 | 80,000 | 0.80x | >= 1x | **missed** |",
+                      row_of(section, "| recent reads/s (recent_reads_per_s)"))
+        self.assertIn("2 of 5 targets met.", section)
+        self.assertNotIn("Not the full scenario", section)
+        # The medians, with the program's columns; null reads figures are '-'.
+        self.assertIn("| rep | import s | import+flush s | persist p50 ms | p99 ms | max ms | "
+                      "flushes | flush s (sum) | stall s | recent reads/s | first read ms |",
+                      section)
+        imports = section.split("### `nimbus_import`")[1]
+        self.assertIn("| skip_list | 20.00 | 1.00 | 1.00 | 50.00 | 300.00 | 12 | 1.00 | 1.00 "
+                      "| - | - |", imports)
+        reads = section.split("### `nimbus_reads`")[1].split("### `nimbus_import`")[0]
+        self.assertIn("| memrep.Vector | 1.00 | 1.00 | 1.00 | 1.00 | 1.00 | 1 | 1.00 | 1.00 | "
+                      "80,000 | 1.234 |", reads)
+        self.assertIn("```sh\nmemrep_nimbus_import nimbus_reads\n```", reads)
+        self.assertIn("records=5000000, batch=5000, runs=3; load average 1.00 1.00 1.00", reads)
+        self.assertIn("memrep_nimbus_import nimbus_import    # 2 s, ok", self.md)  # Commands
+
+    def test_nimbus_in_the_terminal_summary(self):
+        text = report_render.terminal_summary(canned_doc())
+        self.assertIn("persist_max_ms / skip_list", text)
+        self.assertIn("1.0010x  (target <= 1x)  missed", text)
+
+    def test_nimbus_not_run(self):
+        doc = canned_doc()
+        doc["parts"] = ["rep", "scaling", "db_bench"]
+        del doc["nimbus_runs"]
+        md, failures = report_render.render(doc)
+        self.assertEqual(failures, [])
+        self.assertIn("Not run (`--parts`).",
+                      md.split("## The Nimbus scenario")[1].split("## Commands")[0])
 
     def test_machine_facts(self):
         self.assertIn("| CPU | Test CPU |", self.md)
@@ -234,11 +380,84 @@ class Plan(unittest.TestCase):
         readseq = [r for r in runs if r["workloads"] == ["readseq"]]
         self.assertTrue(readseq and all(r["extra"] == ["--num_scans=1"] for r in readseq))
 
+    def test_nimbus_plan(self):
+        short = report.nimbus_plan("short")
+        self.assertEqual([r["flags"] for r in short],
+                         [{"records": 200_000, "runs": 1, "reads": 100}])
+        self.assertEqual(short[0]["uses"], ["import", "reads"])
+        full = {r["name"]: r for r in report.nimbus_plan("full")}
+        self.assertEqual(full["nimbus_reads"]["flags"],
+                         {"reps": "skip_list,memrep.Vector,memrep.SortedHash"})
+        self.assertEqual(full["nimbus_reads"]["uses"], ["reads"])
+        self.assertEqual(full["nimbus_import"]["flags"], {"reads": 0})  # every default rep
+        self.assertEqual(full["nimbus_import"]["uses"], ["import"])
+        tiny = report.nimbus_plan("short", num_override=2000, repeats_override=2)[0]["flags"]
+        self.assertEqual(tiny, {"records": 2000, "runs": 2, "reads": 100, "batch": 50})
+
+    def test_nimbus_flags(self):
+        a = report.parse_args(["--short", "--build-dir", "/b"])
+        self.assertIn("nimbus", a.parts)
+        self.assertEqual(a.nimbus, "/b/bench/memrep_nimbus_import")
+        a = report.parse_args(["--short", "--parts", "nimbus", "--nimbus", "/x/nim"])
+        self.assertEqual((a.parts, a.nimbus), (["nimbus"], "/x/nim"))
+
     def test_num_override_shrinks_everything(self):
         runs, db = report.plan("short", num_override=2000, repeats_override=1)
         self.assertEqual(max(r["num"] for r in runs), 2000)
         self.assertEqual(db["num"], 2000)
         self.assertTrue(all(r["repeats"] == 1 for r in runs))
+
+
+class NimbusRun(unittest.TestCase):
+    """report.py --parts nimbus with a stand-in memrep_nimbus_import that
+    records its arguments and writes canned JSON (or fails)."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.fake = os.path.join(self.tmp.name, "memrep_nimbus_import")
+        data = canned_nimbus_runs()[1]["data"]
+        with open(self.fake, "w") as f:
+            f.write("#!/bin/sh\necho \"$@\" >> \"$(dirname \"$0\")/args\"\n"
+                    "test -n \"$FAIL\" && { echo 'memrep_nimbus_import: boom' >&2; exit 1; }\n"
+                    "for a; do case $a in --json=*) json=${a#--json=};; esac; done\n"
+                    "cat > \"$json\" <<'EOF'\n" + json.dumps(data) + "\nEOF\n")
+        os.chmod(self.fake, 0o755)
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def report(self, *flags, fail=False):
+        out = os.path.join(self.tmp.name, "out")
+        env = dict(os.environ, FAIL="1" if fail else "")
+        p = subprocess.run([sys.executable, "-B", os.path.join(HERE, "report.py"), *flags,
+                            "--parts", "nimbus", "--nimbus", self.fake, "--out", out,
+                            "--no-plots"], capture_output=True, text=True, env=env)
+        with open(os.path.join(out, "benchmarks.md")) as f:
+            md = f.read()
+        with open(os.path.join(self.tmp.name, "args")) as f:
+            args = f.read().splitlines()
+        return p, md, args
+
+    def test_full_runs_two_invocations(self):
+        p, md, args = self.report("--full")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(len(args), 2)
+        self.assertTrue(args[0].startswith("--reps=skip_list,memrep.Vector,memrep.SortedHash "
+                                           "--db="), args[0])
+        self.assertTrue(args[1].startswith("--reads=0 --db="), args[1])
+        self.assertIn("--json=", args[1])
+        self.assertIn("**met** |", row_of(md, "| import time (import_s) over `skip_list`'s"))
+        self.assertIn("import_s / vector", p.stdout)  # the terminal summary
+        # The stand-in wrote the import run's JSON twice: no reads figures.
+        self.assertIn("**not measured** |", row_of(md, "| recent reads/s"))
+
+    def test_a_failing_program_is_a_failure(self):
+        p, md, args = self.report("--short", fail=True)
+        self.assertEqual(p.returncode, 1)
+        self.assertEqual(args[0][:len("--records=200000 --runs=1 --reads=100 --db=")],
+                         "--records=200000 --runs=1 --reads=100 --db=")
+        self.assertIn("memrep_nimbus_import: boom", md.split("## Failures")[1])
+        self.assertIn("**not measured** |", row_of(md, "| persist p99 (persist_p99_ms)"))
 
 
 class DbBenchCompareTraits(unittest.TestCase):

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The benchmark report: installs what is missing (Debian packages, with
-# python3-matplotlib for the plots), builds memrep_bench and the RocksDB plugin
-# (release preset), and runs bench/report.py, which writes benchmarks.md,
-# benchmarks.json and img/*.png.
+# python3-matplotlib for the plots), builds memrep_bench, memrep_nimbus_import
+# and the RocksDB plugin (release preset), and runs bench/report.py, which
+# writes benchmarks.md, benchmarks.json and img/*.png.
 # Usage: bash scripts/report.sh --short [report.py flags]   # a few minutes; build/report/
 #        bash scripts/report.sh --full                      # ~1 hour on 2 cores; docs/
 #        bash scripts/report.sh --help                      # every flag
@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 
 bash scripts/install-deps.sh
 cmake --preset release >/dev/null
-cmake --build --preset release --target memrep_bench memrep_rocksdb
+cmake --build --preset release --target memrep_bench memrep_nimbus_import memrep_rocksdb
 
 # Debian's matplotlib is installed for Debian's python3; a python3 found first
 # on PATH (a virtualenv, pyenv) may not see it.
