@@ -80,7 +80,7 @@ def parse_args(argv):
     p.add_argument("--memrep-bench", metavar="PATH",
                    help="memrep_bench, whose --list_reps gives the traits of the plugin's reps "
                    "(default: <plugin dir>/../bench/memrep_bench, if it exists)")
-    p.add_argument("--reps", default="skip_list,memrep.SortedHash",
+    p.add_argument("--reps", default="skip_list,memrep.SortedHash,memrep.Vector",
                    help="comma list (of names or options strings); the first is the baseline. "
                    "A word may end in @PLUGIN to load that build of the plugin for it, so that "
                    "two builds run side by side: memrep.SortedHash@old.so,memrep.SortedHash@new.so")

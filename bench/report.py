@@ -46,7 +46,7 @@ import report_plots
 import report_render
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-ALL_REPS = ["skip_list", "vector", "hash_skiplist", "hash_linkedlist", "sorted_hash"]
+ALL_REPS = ["skip_list", "vector", "hash_skiplist", "hash_linkedlist", "sorted_hash", "vector_rep"]
 TARGET_REPS = ["skip_list", "sorted_hash"]
 # readseq runs on its own with --num_scans=1: its op is one entry, so one scan
 # per iterator gives the same rate as ten, and the hash reps copy and sort the

@@ -1,6 +1,7 @@
 #include "sorted_hash/registration.h"
 
 #include "memrep/sorted_hash.h"
+#include "registry/run_option_rows.h"
 #include "sorted_hash/sorted_hash_rep.h"
 
 namespace memrep {
@@ -9,23 +10,13 @@ namespace sorted_hash {
 
 const registry::OptionTable& OptionTableOf() {
   using O = SortedHashOptions;
-  static const registry::OptionTable table =
-      registry::OptionTable::For<O>(O::kName)
-          .Count("bucket_count", &O::bucket_count, 1, O::kMaxBucketCount,
-                 "hash buckets (4 bytes each), rounded up to a power of two; auto: one per 256 "
-                 "bytes of write_buffer_size",
-                 /*allows_auto=*/true)
-          .Bytes("write_buffer_size", &O::write_buffer_size, O::kMinWriteBufferSize,
-                 O::kMaxWriteBufferSize,
-                 "the memtable size the rep is sized for; auto: the column family's "
-                 "write_buffer_size (MemTableOptions::write_buffer_size standalone)",
-                 /*allows_auto=*/true)
-          .Count("seal_threshold", &O::seal_threshold, 1, O::kMaxThreshold,
-                 "unsorted entries an iterator publishes as a new sorted run")
-          .Count("background_cut", &O::background_cut, 1, O::kMaxThreshold,
-                 "entries a writer thread adds between requests to sort them in the background")
-          .Count("max_runs", &O::max_runs, 2, O::kMaxRuns,
-                 "sorted runs kept at most while writes continue; more are merged");
+  static const registry::OptionTable table = registry::WithRunIndexOptions(
+      registry::OptionTable::For<O>(O::kName).Count(
+          "bucket_count", &O::bucket_count, 1, O::kMaxBucketCount,
+          "hash buckets (4 bytes each), rounded up to a power of two; auto: one per 256 "
+          "bytes of write_buffer_size",
+          /*allows_auto=*/true),
+      "entries a writer thread adds between requests to sort them in the background");
   return table;
 }
 

@@ -6,24 +6,9 @@
 
 #include "concurrency/background_pool.h"
 #include "runs/run_iterator.h"
+#include "runs/run_options.h"
 
 namespace memrep::sorted_hash {
-namespace {
-
-uint64_t WriteBufferSize(const SortedHashOptions& options, const RepContext& context) {
-  if (options.write_buffer_size != 0) return options.write_buffer_size;
-  if (context.write_buffer_size != 0) {
-    return std::clamp(context.write_buffer_size, SortedHashOptions::kMinWriteBufferSize,
-                      SortedHashOptions::kMaxWriteBufferSize);
-  }
-  return SortedHashOptions::kDefaultWriteBufferSize;
-}
-
-runs::RunIndexOptions RunOptions(const SortedHashOptions& options) {
-  return runs::RunIndexOptions{options.seal_threshold, options.background_cut, options.max_runs};
-}
-
-}  // namespace
 
 uint64_t EffectiveBucketCount(const SortedHashOptions& options, uint64_t write_buffer_size) {
   // A count given is honoured (rounded up); an automatic one is at least
@@ -42,7 +27,7 @@ SortedHashRep::SortedHashRep(const SortedHashOptions& options, const RepContext&
       region_(context.allocator, RowRegion::ChunkBytesFor(write_buffer_size), sizeof(Node),
               region_bytes),
       index_(EffectiveBucketCount(options, write_buffer_size), &region_),
-      runs_(std::make_shared<runs::RunIndex>(RunOptions(options), order_, region_,
+      runs_(std::make_shared<runs::RunIndex>(runs::RunIndexOptionsOf(options), order_, region_,
                                              context.background != nullptr
                                                  ? *context.background
                                                  : concurrency::BackgroundPool::Shared())) {}
@@ -51,7 +36,8 @@ Status SortedHashRep::Make(const SortedHashOptions& options, const RepContext& c
                            std::unique_ptr<Rep>* out, uint64_t region_bytes) {
   std::unique_ptr<SortedHashRep> rep;
   try {
-    rep.reset(new SortedHashRep(options, context, WriteBufferSize(options, context), region_bytes));
+    rep.reset(new SortedHashRep(options, context, runs::WriteBufferSizeFor(options, context),
+                                region_bytes));
   } catch (const std::bad_alloc&) {
     return Status::OutOfMemory("could not allocate a sorted hash rep");
   }

@@ -1,6 +1,7 @@
 #include "vector/registration.h"
 
 #include "memrep/vector.h"
+#include "registry/run_option_rows.h"
 #include "vector/vector_rep.h"
 
 namespace memrep {
@@ -9,24 +10,14 @@ namespace vector {
 
 const registry::OptionTable& OptionTableOf() {
   using O = VectorOptions;
-  static const registry::OptionTable table =
-      registry::OptionTable::For<O>(O::kName)
-          .Count("reserve", &O::reserve, 1, O::kMaxReserve,
-                 "entries the memtable is expected to hold; sizes the chunks entries are "
-                 "appended to; auto: from write_buffer_size",
-                 /*allows_auto=*/true)
-          .Bytes("write_buffer_size", &O::write_buffer_size, O::kMinWriteBufferSize,
-                 O::kMaxWriteBufferSize,
-                 "the memtable size the rep is sized for; auto: the column family's "
-                 "write_buffer_size (MemTableOptions::write_buffer_size standalone)",
-                 /*allows_auto=*/true)
-          .Count("seal_threshold", &O::seal_threshold, 1, O::kMaxThreshold,
-                 "unsorted entries a reader publishes as a new sorted run")
-          .Count("background_cut", &O::background_cut, 1, O::kMaxThreshold,
-                 "entries a writer thread adds between requests to sort them in the background "
-                 "(done only while a core is spare)")
-          .Count("max_runs", &O::max_runs, 2, O::kMaxRuns,
-                 "sorted runs kept at most while writes continue; more are merged");
+  static const registry::OptionTable table = registry::WithRunIndexOptions(
+      registry::OptionTable::For<O>(O::kName).Count(
+          "reserve", &O::reserve, 1, O::kMaxReserve,
+          "entries the memtable is expected to hold; sizes the chunks entries are "
+          "appended to; auto: from write_buffer_size",
+          /*allows_auto=*/true),
+      "entries a writer thread adds between requests to sort them in the background (done "
+      "only while a core is spare)");
   return table;
 }
 

@@ -8,19 +8,11 @@
 #include "format/batch_status.h"
 #include "runs/merging_cursor.h"
 #include "runs/run_iterator.h"
+#include "runs/run_options.h"
 #include "vector/batch_duplicates.h"
 
 namespace memrep::vector {
 namespace {
-
-uint64_t WriteBufferSize(const VectorOptions& options, const RepContext& context) {
-  if (options.write_buffer_size != 0) return options.write_buffer_size;
-  if (context.write_buffer_size != 0) {
-    return std::clamp(context.write_buffer_size, VectorOptions::kMinWriteBufferSize,
-                      VectorOptions::kMaxWriteBufferSize);
-  }
-  return VectorOptions::kDefaultWriteBufferSize;
-}
 
 runs::RunIndexOptions RunOptions(const VectorOptions& options) {
   // Fenced runs only: the vector rep is chosen for writes and its memory,
@@ -28,8 +20,10 @@ runs::RunIndexOptions RunOptions(const VectorOptions& options) {
   // and empty values, against 52 with them, at 1M entries).
   // And no background sorting while writers keep every core busy: a vector
   // is chosen to write fast.
-  return runs::RunIndexOptions{options.seal_threshold, options.background_cut, options.max_runs,
-                               runs::SortedRun::Layout::kFenced, /*yield_to_writers=*/true};
+  runs::RunIndexOptions run_options = runs::RunIndexOptionsOf(options);
+  run_options.run_layout = runs::SortedRun::Layout::kFenced;
+  run_options.yield_to_writers = true;
+  return run_options;
 }
 
 // A node is the write-list link and the row, in 4-byte units: nothing in it
@@ -50,7 +44,7 @@ size_t ChunkBytes(const VectorOptions& options, uint64_t write_buffer_size) {
 VectorRep::VectorRep(const VectorOptions& options, const RepContext& context, uint64_t region_bytes)
     : order_(context.comparator),
       owner_(BatchDuplicates::NewOwner()),
-      region_(context.allocator, ChunkBytes(options, WriteBufferSize(options, context)),
+      region_(context.allocator, ChunkBytes(options, runs::WriteBufferSizeFor(options, context)),
               kHeaderBytes, region_bytes, kUnitBytes),
       runs_(std::make_shared<runs::RunIndex>(RunOptions(options), order_, region_,
                                              context.background != nullptr

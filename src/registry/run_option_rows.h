@@ -1,0 +1,31 @@
+// The option-table rows of the options every rep built on a RunIndex has
+// (runs/run_options.h), so that they parse, print and read the same in each
+// rep's table and docs page.
+#pragma once
+
+#include <string_view>
+
+#include "registry/option_table.h"
+
+namespace memrep::registry {
+
+// Adds write_buffer_size, seal_threshold, background_cut and max_runs to
+// `builder`, in that order; `background_cut_doc` ends background_cut's line.
+template <typename Options>
+OptionTable::Builder<Options>&& WithRunIndexOptions(OptionTable::Builder<Options>&& builder,
+                                                    std::string_view background_cut_doc) {
+  using O = Options;
+  return std::move(builder)
+      .Bytes("write_buffer_size", &O::write_buffer_size, O::kMinWriteBufferSize,
+             O::kMaxWriteBufferSize,
+             "the memtable size the rep is sized for; auto: the column family's "
+             "write_buffer_size (MemTableOptions::write_buffer_size standalone)",
+             /*allows_auto=*/true)
+      .Count("seal_threshold", &O::seal_threshold, 1, O::kMaxThreshold,
+             "unsorted entries a reader publishes as a new sorted run")
+      .Count("background_cut", &O::background_cut, 1, O::kMaxThreshold, background_cut_doc)
+      .Count("max_runs", &O::max_runs, 2, O::kMaxRuns,
+             "sorted runs kept at most while writes continue; more are merged");
+}
+
+}  // namespace memrep::registry
