@@ -257,6 +257,11 @@ def run_memrep_bench(run, bench, tmp, timeout):
            f"--item_size={run['item_size']}", f"--repeats={run['repeats']}",
            *run["extra"], f"--json={json_path}"]
     run["command"] = shlex.join([os.path.relpath(bench, REPO)] + cmd[1:-1])
+    run_for_json(run, cmd, json_path, timeout, "memrep_bench")
+
+
+def run_for_json(run, cmd, json_path, timeout, tool):
+    """Runs cmd for `run`: its wall time, stdout table, status, and the JSON it wrote."""
     t0 = time.monotonic()
     code, stdout, err = run_tool(cmd, timeout, run["name"])
     run["wall_s"] = round(time.monotonic() - t0, 1)
@@ -270,7 +275,7 @@ def run_memrep_bench(run, bench, tmp, timeout):
             run["data"] = json.load(f)
         run["status"], run["error"] = "ok", None
     except (OSError, ValueError) as e:
-        run["status"], run["error"] = "failed", f"no usable JSON from memrep_bench: {e}"
+        run["status"], run["error"] = "failed", f"no usable JSON from {tool}: {e}"
 
 
 def run_nimbus(run, bench, tmp, timeout):
@@ -280,20 +285,7 @@ def run_nimbus(run, bench, tmp, timeout):
     cmd = [bench, *flags, f"--db={os.path.join(tmp, run['name'] + '-db')}",
            f"--json={json_path}"]
     run["command"] = shlex.join([os.path.relpath(bench, REPO)] + flags)
-    t0 = time.monotonic()
-    code, stdout, err = run_tool(cmd, timeout, run["name"])
-    run["wall_s"] = round(time.monotonic() - t0, 1)
-    run["table"] = stdout
-    run["data"] = None
-    if code != 0:
-        run["status"], run["error"] = "failed", failure_text(code, timeout, err)
-        return
-    try:
-        with open(json_path) as f:
-            run["data"] = json.load(f)
-        run["status"], run["error"] = "ok", None
-    except (OSError, ValueError) as e:
-        run["status"], run["error"] = "failed", f"no usable JSON from memrep_nimbus_import: {e}"
+    run_for_json(run, cmd, json_path, timeout, "memrep_nimbus_import")
 
 
 def db_bench_command(db, args, json_path):
