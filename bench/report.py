@@ -393,14 +393,21 @@ def save(doc, out):
     os.replace(path + ".tmp", path)
 
 
+def tool_missing(run, path, target):
+    """Marks `run` failed, saying how to build it, if the tool at `path` cannot run."""
+    if os.access(path, os.X_OK):
+        return False
+    run.update(status="failed", data=None, command=path, wall_s=0,
+               error=f"{target} not found at {path}: build it "
+               f"(cmake --build --preset release --target {target})")
+    return True
+
+
 def run_nimbus_part(doc, a, tmp):
     """Every memrep_nimbus_import invocation of the mode, into doc['nimbus_runs']."""
     for run in nimbus_plan(a.mode, a.num_override, a.repeats_override):
         doc["nimbus_runs"].append(run)
-        if not os.access(a.nimbus, os.X_OK):
-            run.update(status="failed", data=None, command=a.nimbus, wall_s=0,
-                       error=f"memrep_nimbus_import not found at {a.nimbus}: build it "
-                       "(cmake --build --preset release --target memrep_nimbus_import)")
+        if tool_missing(run, a.nimbus, "memrep_nimbus_import"):
             continue
         run_nimbus(run, a.nimbus, tmp, a.timeout)
         save(doc, a.out)
@@ -421,10 +428,7 @@ def run_everything(a, argv):
             if run["part"] not in a.parts:
                 continue
             doc["rep_runs"].append(run)
-            if not os.access(a.memrep_bench, os.X_OK):
-                run.update(status="failed", data=None, command=a.memrep_bench, wall_s=0,
-                           error=f"memrep_bench not found at {a.memrep_bench}: build it "
-                           "(cmake --build --preset release --target memrep_bench)")
+            if tool_missing(run, a.memrep_bench, "memrep_bench"):
                 continue
             run_memrep_bench(run, a.memrep_bench, tmp, a.timeout)
             save(doc, a.out)

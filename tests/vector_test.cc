@@ -172,6 +172,36 @@ TEST(Vector, BigEntriesInABatchGetNodesOfTheirOwn) {
   EXPECT_EQ(i, 4u);
 }
 
+// Hands out `successes` allocations, then none.
+class FailingAllocator final : public Allocator {
+ public:
+  explicit FailingAllocator(int successes) : left_(successes) {}
+  char* AllocateAligned(size_t bytes) noexcept override {
+    return left_-- > 0 ? arena_.AllocateAligned(bytes) : nullptr;
+  }
+
+ private:
+  memory::Arena arena_;
+  int left_;
+};
+
+TEST(Vector, ABatchThatRunsOutOfMemoryKeepsTheRecordsBeforeAndSaysWhichOneFailed) {
+  FailingAllocator allocator(2);
+  RepContext context;
+  context.allocator = &allocator;
+  std::unique_ptr<Rep> rep;
+  ASSERT_TRUE(VectorRep::Make(VectorOptions{}, context, &rep).ok());
+  const std::string big(100000, 'b');  // a node of its own each: one allocation
+  const std::vector<std::string> keys = {"a", "b", "c", "d"};
+  std::vector<EntryView> batch;
+  for (int i = 0; i < 4; ++i)
+    batch.push_back(EntryView::Of(keys[i], 1 + i, ValueType::kValue, big));
+  Status s = rep->AddBatch(batch, false);
+  EXPECT_TRUE(s.IsOutOfMemory()) << s.ToString();
+  EXPECT_NE(s.message().find("batch record 2"), std::string::npos) << s.ToString();
+  EXPECT_EQ(rep->NumEntries(), 2u);
+}
+
 // ---- BatchDuplicates ----
 
 const char* Row(std::vector<std::string>* keep, std::string_view key, SequenceNumber seq) {

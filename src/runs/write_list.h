@@ -17,9 +17,11 @@
 //  1. A shard only grows at its head: every node ever at the head stays
 //     reachable from every later head. So the nodes pushed after a head `h`
 //     was observed are exactly those between the current head and `h`.
-//  2. A node's link is written before the release CAS that makes it the head,
+//  2. A node's link is written before the release CAS (or, for an exclusive
+//     push, the release store) that makes it or a chain above it the head,
 //     and never again; an acquire load of the head makes the whole chain
-//     below it (links and rows) visible.
+//     below it (links and rows) visible. An exclusive push may store because
+//     no other push can move the head between its load and its store.
 #pragma once
 
 #include <array>

@@ -103,6 +103,7 @@ Status VectorRep::AddBatch(std::span<const EntryView> entries, bool concurrent) 
   }
   for (const EntryView& e : entries) sizes.push_back(RowSize(e.user_key.size(), e.value.size()));
   size_t allocated = 0;
+  // Why the batch stops early, if it does: no node for a record, or a record refused.
   Status s = region_.AllocateMany(sizes.data(), sizes.size(), refs.data(), &allocated);
   // Rows are written and checked in order; the first refused one ends the
   // batch (the ones before it are stored, its node and the rest stay unused).
@@ -110,13 +111,9 @@ Status VectorRep::AddBatch(std::span<const EntryView> entries, bool concurrent) 
   for (; stored < allocated; ++stored) {
     char* row = region_.Row(refs[stored]);
     EncodeRow(row, entries[stored]);
-    const BatchDuplicates::Result admitted = BatchDuplicates::Admit(owner_, order_, row);
-    if (admitted == BatchDuplicates::Result::kDuplicate) {
-      s = format::DuplicateRecordStatus(entries[stored].sequence());
-      break;
-    }
-    if (admitted == BatchDuplicates::Result::kNoMemory) {
-      s = Status::OutOfMemory("could not record the batch's keys to find duplicates");
+    const Status admitted = Admit(row, entries[stored].sequence());
+    if (!admitted.ok()) {
+      s = admitted;
       break;
     }
     // Each node's link names the one before it; PushChain links the first.
@@ -124,12 +121,31 @@ Status VectorRep::AddBatch(std::span<const EntryView> entries, bool concurrent) 
   }
   if (stored > 0) runs_->PushChain(refs[stored - 1], refs[0], stored, /*exclusive=*/!concurrent);
   if (stored == entries.size()) return Status::OK();
-  // A one-record batch is Add: its status is the record's own.
-  return entries.size() == 1 ? s : format::BatchRecordStatus(stored, s);
+  return format::BatchRecordStatus(stored, s);
 }
 
 Status VectorRep::Add(const EntryView& entry, bool concurrent) {
-  return AddBatch(std::span<const EntryView>(&entry, 1), concurrent);
+  // One entry: Allocate and Append, as the rows face does, with no batch
+  // bookkeeping; only a check that could not get memory reads differently.
+  memory::RowRef ref;
+  Status s = region_.Allocate(RowSize(entry.user_key.size(), entry.value.size()), &ref);
+  if (!s.ok()) return s;
+  EncodeRow(region_.Row(ref), entry);
+  s = Admit(region_.Row(ref), entry.sequence());
+  if (s.ok()) runs_->Push(ref, /*exclusive=*/!concurrent);
+  return s;
+}
+
+Status VectorRep::Admit(const char* row, SequenceNumber sequence) const {
+  switch (BatchDuplicates::Admit(owner_, order_, row)) {
+    case BatchDuplicates::Result::kNew:
+      return Status::OK();
+    case BatchDuplicates::Result::kDuplicate:
+      return format::DuplicateRecordStatus(sequence);
+    case BatchDuplicates::Result::kNoMemory:
+      break;
+  }
+  return Status::OutOfMemory("could not record the batch's keys to find duplicates");
 }
 
 void VectorRep::GetRows(std::string_view internal_key, void* arg, RowCallback callback) const {

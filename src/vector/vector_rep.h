@@ -64,6 +64,9 @@ class VectorRep final : public Rep {
 
  private:
   bool Append(KeyHandle handle, bool exclusive);
+  // BatchDuplicates::Admit for a complete row, as a Status: AlreadyExists
+  // (a duplicate) or OutOfMemory (not checked) store nothing.
+  Status Admit(const char* row, SequenceNumber sequence) const;
   VectorRep(const VectorOptions& options, const RepContext& context, uint64_t region_bytes);
 
   const format::KeyOrder order_;
