@@ -30,12 +30,6 @@ std::string Join(const std::vector<std::string>& items, std::string_view separat
   return out;
 }
 
-std::string_view Trim(std::string_view text) {
-  const size_t begin = text.find_first_not_of(kSpaces);
-  if (begin == std::string_view::npos) return {};
-  return text.substr(begin, text.find_last_not_of(kSpaces) - begin + 1);
-}
-
 bool EqualsIgnoringCase(std::string_view a, std::string_view b) {
   return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
     return std::tolower(static_cast<unsigned char>(x)) ==
@@ -111,6 +105,12 @@ Status Guarded(const Call& call) noexcept {
 }
 
 }  // namespace
+
+std::string_view Trim(std::string_view text) {
+  const size_t begin = text.find_first_not_of(kSpaces);
+  if (begin == std::string_view::npos) return {};
+  return text.substr(begin, text.find_last_not_of(kSpaces) - begin + 1);
+}
 
 const OptionField* OptionTable::Find(std::string_view name) const noexcept {
   for (const OptionField& field : fields_) {

@@ -91,6 +91,10 @@ struct OptionField {
 const char* TypeName(OptionType type) noexcept;
 std::string RangeText(const OptionField& field);
 
+// `text` without the white space (space, tab, CR, LF) around it: how option
+// strings and rep names are read everywhere.
+std::string_view Trim(std::string_view text);
+
 class OptionTable {
  public:
   template <typename Options>

@@ -13,15 +13,9 @@ struct RepSpec::Impl {
   registry::AnyOptions options;
 };
 
-namespace {
+using registry::Trim;
 
-// White space around names and items, as OptionTable trims it.
-std::string_view Trim(std::string_view s) {
-  constexpr std::string_view kSpace = " \t\r\n";
-  while (!s.empty() && kSpace.find(s.front()) != std::string_view::npos) s.remove_prefix(1);
-  while (!s.empty() && kSpace.find(s.back()) != std::string_view::npos) s.remove_suffix(1);
-  return s;
-}
+namespace {
 
 RepInfo InfoOf(const registry::Registration& r) {
   RepInfo info;
