@@ -201,24 +201,29 @@ TEST_P(StressTest, AnExclusiveWriterAndConcurrentReaders) {
   for (int r = 0; r < 2; ++r) {
     threads.emplace_back([&, r] {
       std::mt19937_64 rng(r);
-      while (done.load(std::memory_order_acquire) < kKeys) {
+      // Until the writer is done, and at least kMinChecks times (a fast
+      // writer may finish before a reader starts).
+      constexpr int kMinChecks = 200;
+      int own = 0;
+      while (done.load(std::memory_order_acquire) < kKeys || own < kMinChecks) {
         const int64_t finished = done.load(std::memory_order_acquire);
         if (finished == 0) continue;
         const int64_t i = static_cast<int64_t>(rng() % static_cast<uint64_t>(finished));
         ASSERT_TRUE(rep->Contains(testing::InternalKey(Key(0, i), 1))) << i;
-        if (rng() % 16 == 0) {
+        if (rng() % 64 == 0) {
           auto it = rep->NewIterator();
           int64_t n = 0;
           for (it->SeekToFirst(); it->Valid(); it->Next()) ++n;
           ASSERT_GE(n, finished);
         }
         ++checks;
+        ++own;
       }
     });
   }
   for (auto& th : threads) th.join();
   EXPECT_EQ(rep->NumEntries(), static_cast<uint64_t>(kKeys));
-  EXPECT_GT(checks.load(), 0);
+  EXPECT_GE(checks.load(), 2 * 200);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllReps, StressTest, ::testing::ValuesIn(Specs()),
