@@ -164,7 +164,9 @@ TEST_P(StressTest, WritersReadersIteratorsAndSwitches) {
       }
     });
   threads.emplace_back([&] {  // switcher: a new memtable every few milliseconds
-    for (int n = 0; n < 60 && !stop.load(); ++n) {
+    // 60 switches, and on until the readers made their checks (a slow
+    // machine or a sanitizer may need longer), 30 s at most.
+    for (int n = 0; (n < 60 || checks.load() <= 100) && n < 1500 && !stop.load(); ++n) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
       stress.Switch();
     }

@@ -283,18 +283,22 @@ bool RunIndex::WritersBusy() {
 }
 
 bool RunIndex::CutAndMerge(bool idle) {
-  if (options_.yield_to_writers && !idle && WritersBusy()) return true;  // look again later
+  // Writers holding every core: no cut (readers sort what they need), and
+  // merges only to keep the runs readers sealed within max_runs.
+  const bool yielding = options_.yield_to_writers && !idle && WritersBusy();
   // The pre-cut set and tail are let go before merging (Cut returns): holding
   // them would keep runs that merges replace alive, past what MemoryUsage
   // charges for.
-  size_t left;
-  std::shared_ptr<const RunSet> base = runs_.Current();
-  if (ManyUnsorted(*base)) {
-    concurrency::MutexLock lock(&sort_mu_);  // as in Snapshot
-    base.reset();
-    left = Cut(idle, runs_.Current());
-  } else {
-    left = Cut(idle, std::move(base));
+  size_t left = 0;
+  if (!yielding) {
+    std::shared_ptr<const RunSet> base = runs_.Current();
+    if (ManyUnsorted(*base)) {
+      concurrency::MutexLock lock(&sort_mu_);  // as in Snapshot
+      base.reset();
+      left = Cut(idle, runs_.Current());
+    } else {
+      left = Cut(idle, std::move(base));
+    }
   }
   std::shared_ptr<const RunSet> set = runs_.Current();
   size_t a, b;
@@ -303,6 +307,7 @@ bool RunIndex::CutAndMerge(bool idle) {
   // into the biggest run, one full copy of it per cut.
   const uint64_t count = Count();
   while (!cancel_.load(std::memory_order_relaxed) &&
+         (!yielding || set->runs.size() > options_.max_runs) &&
          PickMerge(*set, options_.max_runs, idle && Count() == count, &a, &b)) {
     const SortedRun* run_a = set->runs[a].get();
     const SortedRun* run_b = set->runs[b].get();

@@ -62,10 +62,11 @@ struct RunIndexOptions {
   // continue, charged in MemoryUsage); kFenced keeps fences only (fewer
   // bytes per entry).
   SortedRun::Layout run_layout = SortedRun::Layout::kAuto;
-  // Background cuts and merges wait while at least as many writer threads
-  // as the machine has cores pushed since the last task: sorting would then
-  // take a core from a writer. Readers sort what they need meanwhile, and
-  // the strand catches up once writers are fewer, pause or Freeze.
+  // Background cuts wait while at least as many writer threads as the
+  // machine has cores pushed since the last task: sorting would then take a
+  // core from a writer. Readers sort what they need meanwhile, and the strand
+  // catches up once writers are fewer, pause or Freeze. Merges still keep
+  // the runs that readers seal within max_runs, so reads stay bounded.
   bool yield_to_writers = false;
 };
 
