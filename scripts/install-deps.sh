@@ -3,11 +3,14 @@
 # Usage: bash scripts/install-deps.sh
 # python3-matplotlib draws the report's plots (scripts/report.sh); the tests
 # need it too, so that the report's plot test runs rather than skips. clang
-# and clang-format serve the clang and format lanes of scripts/test.sh.
+# and clang-format serve the clang and format lanes of scripts/test.sh;
+# dpkg-dev (apt-get source), patch and gdb (backtraces of hangs) the stress
+# lane's db_stress (scripts/stress.sh).
 set -euo pipefail
 
 packages=(g++ cmake ninja-build pkg-config librocksdb-dev rocksdb-tools libgtest-dev
-          libbenchmark-dev libxxhash-dev python3 python3-matplotlib clang clang-format git)
+          libbenchmark-dev libxxhash-dev python3 python3-matplotlib clang clang-format git
+          dpkg-dev patch xz-utils gdb)
 
 missing=()
 for p in "${packages[@]}"; do

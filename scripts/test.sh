@@ -11,6 +11,10 @@
 #               the standalone tests run
 #   tsan        ThreadSanitizer, with assertions: everything, the stress tests included
 #   asan        AddressSanitizer + UndefinedBehaviorSanitizer, with assertions: everything
+#   stress      RocksDB's db_stress and crash test over every rep (scripts/stress.sh's
+#               short lane: builds db_stress from the installed library's source once)
+#   fuzz        libFuzzer targets for option strings and operation sequences, a short run
+#               over their corpora (scripts/fuzz.sh)
 # Usage: bash scripts/test.sh [lane...]     (default: all of them, in this order)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,7 +22,7 @@ cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 
 lanes=("$@")
-[[ ${#lanes[@]} -eq 0 ]] && lanes=(format release install standalone clang tsan asan)
+[[ ${#lanes[@]} -eq 0 ]] && lanes=(format release install standalone clang tsan asan stress fuzz)
 jobs=$(nproc)
 
 # Builds and runs a CMake preset's tests.
@@ -79,8 +83,12 @@ for lane in "${lanes[@]}"; do
       build_and_test asan ;;
     release|standalone)
       build_and_test "$lane" ;;
+    stress)
+      bash scripts/stress.sh ;;
+    fuzz)
+      bash scripts/fuzz.sh ;;
     *)
-      echo "unknown lane '$lane'; lanes: format release install standalone clang tsan asan" >&2
+      echo "unknown lane '$lane'; lanes: format release install standalone clang tsan asan stress fuzz" >&2
       exit 2 ;;
   esac
   unset TSAN_OPTIONS ASAN_OPTIONS UBSAN_OPTIONS

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# RocksDB's own stress and crash tests (db_stress, db_crashtest.py) over every
+# registered rep, with the plugin loaded. Builds what it needs the first time:
+#   1. the release build's plugin and memrep_bench (which lists the reps);
+#   2. the source of the installed librocksdb (apt-get source, after adding a
+#      deb-src entry if there is none), unpacked into build/stress/ and patched
+#      with tests/stress/patches/ (what each patch does: tests/stress/README.md);
+#   3. db_stress, from that source, against the shared librocksdb.
+# A second run rebuilds nothing. Then tests/stress/stress.py runs the matrix.
+#
+# Usage: bash scripts/stress.sh [--long] [stress.py options]
+#   (default)  the short lane, as scripts/test.sh runs it: the configurations
+#              most likely to find a memtable bug, fitted into --budget seconds
+#   --long     every configuration and crash mode, for every rep and skip_list
+#   e.g. --reps memrep.Vector --configs iterators,blackbox --control
+# Results: build/stress/runs/<lane>/results.md (the table), logs of failures
+# and backtraces of hangs beside it. docs/testing.md says more.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+lane=short
+args=()
+for arg in "$@"; do
+  case "$arg" in
+    --long) lane=long ;;
+    *) args+=("$arg") ;;
+  esac
+done
+
+bash scripts/install-deps.sh
+jobs=$(nproc)
+stress_dir=$PWD/build/stress
+
+# 1. The plugin and the rep list.
+cmake --preset release >/dev/null
+cmake --build --preset release -j "$jobs" --target memrep_rocksdb memrep_bench
+
+# 2. The source of exactly the installed library.
+version=$(dpkg-query -W -f='${Version}' librocksdb-dev)
+src=$stress_dir/rocksdb-$version
+stamp=$(cat tests/stress/patches/*.patch | sha256sum | cut -c1-16)
+if [[ ! -f $src/.memrep-patched-$stamp ]]; then
+  sudo=""
+  [[ $(id -u) -ne 0 ]] && sudo=sudo
+  if ! apt-get source --print-uris "rocksdb=$version" >/dev/null 2>&1; then
+    echo "stress: adding a deb-src entry for Debian's sources" >&2
+    if [[ -f /etc/apt/sources.list.d/debian.sources ]]; then
+      sed 's/^Types: deb$/Types: deb-src/' /etc/apt/sources.list.d/debian.sources \
+        | $sudo tee /etc/apt/sources.list.d/memrep-deb-src.sources >/dev/null
+    else
+      grep -h '^deb ' /etc/apt/sources.list | sed 's/^deb /deb-src /' \
+        | $sudo tee /etc/apt/sources.list.d/memrep-deb-src.list >/dev/null
+    fi
+    $sudo apt-get update -qq
+  fi
+  rm -rf "$stress_dir/download" "$src"
+  mkdir -p "$stress_dir/download"
+  if ! (cd "$stress_dir/download" && apt-get source -qq --download-only "rocksdb=$version" >/dev/null 2>&1); then
+    echo "stress: cannot download the source of rocksdb $version, the installed librocksdb-dev's" \
+         "version. Does an apt source (deb-src) serve that exact version? Check with:" \
+         "apt-get source --print-uris rocksdb=$version" >&2
+    exit 1
+  fi
+  dpkg-source --no-check -x -q "$stress_dir"/download/rocksdb_*.dsc "$src" >/dev/null
+  got=$(dpkg-parsechangelog -l "$src/debian/changelog" -S Version)
+  if [[ $got != "$version" ]]; then
+    echo "stress: the source unpacked is rocksdb $got, but librocksdb-dev $version is installed" >&2
+    exit 1
+  fi
+  for p in tests/stress/patches/*.patch; do
+    patch -d "$src" -p1 -s --no-backup-if-mismatch < "$p"
+  done
+  touch "$src/.memrep-patched-$stamp"
+  rm -rf "$stress_dir/download"
+fi
+
+# 3. db_stress (ninja: nothing to do the second time).
+cmake -S tests/stress -B "$stress_dir/build" -G Ninja -DROCKSDB_SOURCE_DIR="$src" >/dev/null
+cmake --build "$stress_dir/build" -j "$jobs"
+
+# 4. The matrix.
+exec python3 tests/stress/stress.py --lane "$lane" \
+  --db_stress "$stress_dir/build/db_stress" --crashtest "$src/tools/db_crashtest.py" \
+  --plugin build/release/rocksdb/libmemrep_rocksdb.so --memrep_bench build/release/bench/memrep_bench \
+  --out "$stress_dir/runs/$lane" "${args[@]}"
