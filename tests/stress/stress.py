@@ -48,6 +48,9 @@ def parse_args():
     p.add_argument("--control", action=argparse.BooleanOptionalAction, default=None,
                    help="also run skip_list (default: in the long lane only)")
     p.add_argument("--scale", type=float, default=1.0, help="multiplies every run's operations")
+    p.add_argument("--timeout", type=float,
+                   help="seconds before a run is a HANG (default: per configuration, "
+                        "4x its usual time and at least 120; crash rounds their duration + 300)")
     return p.parse_args()
 
 
@@ -136,7 +139,7 @@ class Runner:
                      **flags, memtablerep=rep)
         cmd = [os.path.abspath(self.a.db_stress)] + \
               [f"--{k}={v}" for k, v in flags.items() if v is not None]
-        timeout = config.get("timeout_s", max(120, 4 * config["est_s"]))
+        timeout = self.a.timeout or config.get("timeout_s", max(120, 4 * config["est_s"]))
         outcome, secs, code = self.execute(cmd, base + ".log", timeout)
         if outcome == "PASS":
             with open(base + ".log", errors="replace") as f:
@@ -157,7 +160,7 @@ class Runner:
         cmd = [sys.executable, os.path.abspath(self.a.crashtest), config["mode"]] + \
               [f"--{k}={v}" for k, v in flags.items()]
         env = dict(os.environ, TEST_TMPDIR=base)  # the driver's databases go here
-        timeout = flags["duration"] + 300
+        timeout = self.a.timeout or flags["duration"] + 300
         outcome, secs, code = self.execute(cmd, base + ".log", timeout, env=env)
         with open(base + ".log", errors="replace") as f:
             text = f.read()
