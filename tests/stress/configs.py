@@ -20,7 +20,8 @@ BASE = {
     "threads": 4,
     "reopen": 2,
     "clear_column_family_one_in": 0,
-    "write_buffer_size": 1 << 20,
+    "write_buffer_size": 512 << 10,
+    "value_size_mult": 32,
     "destroy_db_initially": 1,
 }
 
@@ -37,8 +38,8 @@ CONFIGS = [
          doc="8 threads writing concurrently into the memtable, with the WAL",
          flags={"threads": 8, "allow_concurrent_memtable_write": 1, "ops_per_thread": 40000}),
     dict(name="many_flushes", short=True, est_s=12,
-         doc="a 256 KiB write buffer: hundreds of memtables switched, flushed and dropped",
-         flags={"write_buffer_size": 256 << 10, "max_write_buffer_number": 4,
+         doc="a 128 KiB write buffer: hundreds of memtables switched, flushed and dropped",
+         flags={"write_buffer_size": 128 << 10, "max_write_buffer_number": 4,
                 "target_file_size_base": 1 << 20, "ops_per_thread": 60000}),
     dict(name="iterators", short=True, est_s=11,
          doc="iterator-heavy, no prefix extractor, iterators checked against the expected state",
@@ -69,8 +70,9 @@ CONFIGS = [
          doc="atomic flush of every column family",
          flags={"atomic_flush": 1, "ops_per_thread": 60000}),
     dict(name="mempurge_3buffers", short=False, est_s=12,
-         doc="mempurge (--experimental_mempurge_threshold=5) with 3 write buffers",
+         doc="mempurge (--experimental_mempurge_threshold=5) with 3 write buffers of 256 KiB",
          flags={"experimental_mempurge_threshold": 5, "max_write_buffer_number": 3,
+                "write_buffer_size": 256 << 10,
                 "ops_per_thread": 60000}),
 ]
 
@@ -79,8 +81,9 @@ KNOWN = [
     dict(name="mempurge_2buffers", short=False, est_s=30, timeout_s=120,
          known="RocksDB hang: a mempurge's output is an immutable memtable with no flush "
                "scheduled, and with 2 write buffers that is a stall that never ends",
-         doc="mempurge with --max_write_buffer_number=2",
+         doc="mempurge with --max_write_buffer_number=2 (256 KiB)",
          flags={"experimental_mempurge_threshold": 5, "max_write_buffer_number": 2,
+                "write_buffer_size": 256 << 10,
                 "ops_per_thread": 60000}),
     dict(name="inplace_with_iterators", short=False, est_s=5,
          known="RocksDB: an in-place update changes a value under a live iterator",
@@ -102,8 +105,10 @@ CRASH = [
          flags={"duration": 30, "interval": 10, "ops_per_thread": 10000000}),
     dict(name="whitebox", short=False, est_s=150, mode="whitebox",
          doc="RocksDB kills itself at its kill points (--random_kill_odd=20000), then verifies",
-         flags={"duration": 120, "random_kill_odd": 20000, "ops_per_thread": 20000}),
+         flags={"duration": 120, "random_kill_odd": 20000, "ops_per_thread": 5000}),
 ]
 
 # The crash rounds' own fixed flags: small key space, no column family re-creation.
+# (whitebox runs 100x ops_per_thread in its kill mode, until a kill point fires:
+# 5000 keeps a round that no kill hits to about a minute.)
 CRASH_BASE = {"max_key": 100000, "threads": 4, "clear_column_family_one_in": 0}
