@@ -118,6 +118,31 @@ TEST(MemTable, IteratorSeeksByUserKeyAndSnapshot) {
   EXPECT_EQ(it->entry().sequence(), 50u);
 }
 
+// Found by tests/fuzz/ops_fuzz (regressions/ops_fuzz/seek-above-max-sequence):
+// a sequence above 2^56-1 wrapped in the seek key, so Seek("key5", 2^56)
+// acted as Seek("key5", 0) and skipped every record of key5.
+TEST(MemTable, SeeksAboveTheLargestSequenceReadAsTheLargest) {
+  auto t = Open();
+  ASSERT_TRUE(t->Put("key4", "v", 1).ok());
+  ASSERT_TRUE(t->Put("key5", "v", 7).ok());
+  ASSERT_TRUE(t->Put("key6", "v", 2).ok());
+  std::unique_ptr<MemTableIterator> it;
+  ASSERT_TRUE(t->NewIterator(&it).ok());
+  for (SequenceNumber above :
+       {kMaxSequenceNumber + 1, SequenceNumber{1} << 57, ~SequenceNumber{0}}) {
+    it->Seek("key5", above);
+    ASSERT_TRUE(it->Valid()) << above;
+    EXPECT_EQ(it->entry().user_key, "key5") << above;
+    EXPECT_EQ(it->entry().sequence(), 7u) << above;
+    it->SeekForPrev("key5", above);
+    ASSERT_TRUE(it->Valid()) << above;
+    EXPECT_EQ(it->entry().user_key, "key4")
+        << "key5's records are all after (key5, max): " << above;
+    std::string v;
+    EXPECT_TRUE(t->Get("key5", above, &v).ok()) << above;
+  }
+}
+
 TEST(MemTable, FreezeThenDrainInOrder) {
   auto t = Open();
   for (int i = 99; i >= 0; --i) ASSERT_TRUE(t->Put(std::to_string(1000 + i), "v", i + 1).ok());

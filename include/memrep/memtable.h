@@ -98,6 +98,8 @@ class MEMREP_EXPORT MemTableIterator {
   void SeekToFirst();
   void SeekToLast();
   // First record of a key >= user_key visible at `snapshot` (or of a later key).
+  // A snapshot or sequence above kMaxSequenceNumber reads as kMaxSequenceNumber,
+  // here, in SeekForPrev and in MemTable::Get.
   void Seek(std::string_view user_key, SequenceNumber snapshot = kMaxSequenceNumber);
   // Last record <= (user_key, sequence): with sequence 0, the oldest record of
   // the largest key <= user_key.

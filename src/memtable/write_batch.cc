@@ -50,6 +50,10 @@ void MemTableIterator::SeekForPrev(std::string_view user_key, SequenceNumber seq
 }
 
 void MemTableIterator::SeekTo(std::string_view user_key, SequenceNumber sequence, bool backward) {
+  // The tag holds 56 bits of sequence: a larger one would wrap (to 0 for
+  // 2^56, which skips every record of the key). Above the largest sequence a
+  // record can have, every sequence reads the same.
+  if (sequence > kMaxSequenceNumber) sequence = kMaxSequenceNumber;
   try {
     scratch_.clear();
     AppendInternalKey(&scratch_, user_key, sequence, static_cast<uint8_t>(ValueType::kForSeek));
