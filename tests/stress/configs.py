@@ -78,12 +78,12 @@ CONFIGS = [
 
 # RocksDB 7.8.3's own failures, run side by side so that a change shows.
 KNOWN = [
-    dict(name="mempurge_2buffers", short=False, est_s=30, timeout_s=120,
+    dict(name="mempurge_2buffers", short=False, est_s=12, timeout_s=60,
          known="RocksDB hang: a mempurge's output is an immutable memtable with no flush "
                "scheduled, and with 2 write buffers that is a stall that never ends",
-         doc="mempurge with --max_write_buffer_number=2 (256 KiB)",
+         doc="mempurge with --max_write_buffer_number=2 (128 KiB)",
          flags={"experimental_mempurge_threshold": 5, "max_write_buffer_number": 2,
-                "write_buffer_size": 256 << 10,
+                "write_buffer_size": 128 << 10,
                 "ops_per_thread": 60000}),
     dict(name="inplace_with_iterators", short=False, est_s=5,
          known="RocksDB: an in-place update changes a value under a live iterator",
