@@ -11,7 +11,8 @@
 # Usage: bash scripts/stress.sh [--long] [stress.py options]
 #   (default)  the short lane, as scripts/test.sh runs it: the configurations
 #              most likely to find a memtable bug, fitted into --budget seconds
-#   --long     every configuration and crash mode, for every rep and skip_list
+#   --long     every configuration and crash mode, for every rep and skip_list,
+#              then scripts/fuzz.sh --seconds 300 (when no other option narrows it)
 #   e.g. --reps memrep.Vector --configs iterators,blackbox --control
 # Results: build/stress/runs/<lane>/results.md (the table), logs of failures
 # and backtraces of hangs beside it. docs/testing.md says more.
@@ -79,7 +80,15 @@ cmake -S tests/stress -B "$stress_dir/build" -G Ninja -DROCKSDB_SOURCE_DIR="$src
 cmake --build "$stress_dir/build" -j "$jobs"
 
 # 4. The matrix.
-exec python3 tests/stress/stress.py --lane "$lane" \
+status=0
+python3 tests/stress/stress.py --lane "$lane" \
   --db_stress "$stress_dir/build/db_stress" --crashtest "$src/tools/db_crashtest.py" \
   --plugin build/release/rocksdb/libmemrep_rocksdb.so --memrep_bench build/release/bench/memrep_bench \
-  --out "$stress_dir/runs/$lane" "${args[@]}"
+  --out "$stress_dir/runs/$lane" "${args[@]}" || status=$?
+
+# 5. The long lane fuzzes too: five minutes a target (the short lane's fuzzing
+#    is scripts/test.sh's fuzz lane).
+if [[ $lane == long && ${#args[@]} -eq 0 ]]; then
+  bash scripts/fuzz.sh --seconds 300 || status=1
+fi
+exit $status
