@@ -50,7 +50,7 @@ def parse_args():
     p.add_argument("--scale", type=float, default=1.0, help="multiplies every run's operations")
     p.add_argument("--timeout", type=float,
                    help="seconds before a run is a HANG (default: per configuration, "
-                        "4x its usual time and at least 120; crash rounds their duration + 300)")
+                        "4x its usual time and at least 120; crash rounds their duration + 900)")
     return p.parse_args()
 
 
@@ -86,7 +86,8 @@ class Runner:
 
     def dirs(self, run_id):
         base = os.path.join(self.a.out, run_id)
-        subprocess.run(["rm", "-rf", base], check=True)
+        # A previous run's database, log and backtrace must not pass for this one's.
+        subprocess.run(["rm", "-rf", base, base + ".log", base + ".log.bt"], check=True)
         os.makedirs(os.path.join(base, "expected"))
         return base
 
@@ -160,7 +161,10 @@ class Runner:
         cmd = [sys.executable, os.path.abspath(self.a.crashtest), config["mode"]] + \
               [f"--{k}={v}" for k, v in flags.items()]
         env = dict(os.environ, TEST_TMPDIR=base)  # the driver's databases go here
-        timeout = self.a.timeout or flags["duration"] + 300
+        # db_crashtest.py's own limit: a round may run past its duration by
+        # one db_stress run, and whitebox's FIFO check run verifies through
+        # many files slowly (a skip_list round took over 420 s).
+        timeout = self.a.timeout or flags["duration"] + 900
         outcome, secs, code = self.execute(cmd, base + ".log", timeout, env=env)
         with open(base + ".log", errors="replace") as f:
             text = f.read()

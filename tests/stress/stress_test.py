@@ -56,6 +56,13 @@ class PlanTest(unittest.TestCase):
         for c in configs.KNOWN:
             self.assertTrue(c["known"], c["name"])
 
+    def test_docs_list_every_configuration(self):
+        docs = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "testing.md")
+        with open(docs) as f:
+            text = f.read()
+        for c in configs.CONFIGS + configs.KNOWN + configs.CRASH:
+            self.assertIn(c["name"], text, "docs/testing.md does not describe this configuration")
+
 
 class OutcomeTest(unittest.TestCase):
     """A fake db_stress whose behaviour the test picks through FAKE_MODE."""
