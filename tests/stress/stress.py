@@ -71,6 +71,7 @@ def list_reps(memrep_bench):
 
 class Runner:
     def __init__(self, a):
+        a.out = os.path.abspath(a.out)  # db_stress and the crash driver run elsewhere too
         self.a = a
         self.env = dict(os.environ, LD_PRELOAD=os.path.abspath(a.plugin))
         self.results = []
