@@ -161,7 +161,7 @@ class Runner {
   }
 
   std::string Describe(const Record& r) const {
-    return std::string(TypeName(r.type)) + "(" + Escaped(r.key) + ", seq " + std::to_string(r.seq) +
+    return std::string(TypeName(r.type)) + "(" + Quoted(r.key) + ", seq " + std::to_string(r.seq) +
            ", " + std::to_string(r.value.size()) + "-byte value)";
   }
 
@@ -308,12 +308,12 @@ class Runner {
     switch (kind & 3) {
       case 0: {
         const SequenceNumber seq = kMaxSequenceNumber + 1 + (uint64_t{kind} << 50);
-        Begin("Put(" + Escaped(key) + ", seq " + std::to_string(seq) + " > kMaxSequenceNumber)");
+        Begin("Put(" + Quoted(key) + ", seq " + std::to_string(seq) + " > kMaxSequenceNumber)");
         s = table_->Put(key, "v", seq);
         break;
       }
       case 1:
-        Begin("Add(" + Escaped(key) + ") of type " + std::to_string(bad_type));
+        Begin("Add(" + Quoted(key) + ") of type " + std::to_string(bad_type));
         s = table_->Add(key, ++last_seq_, static_cast<ValueType>(bad_type), "v");
         break;
       case 2: {
@@ -360,7 +360,7 @@ class Runner {
         snapshot = UINT64_MAX;
         break;
     }
-    Begin("Get(" + Escaped(key) + ", snapshot " + std::to_string(snapshot) + ")");
+    Begin("Get(" + Quoted(key) + ", snapshot " + std::to_string(snapshot) + ")");
     std::string value;
     const Status s = table_->Get(key, snapshot, &value);
     const ModelRecord* r = model_.Visible(key, std::min(snapshot, kMaxSequenceNumber));
@@ -370,9 +370,9 @@ class Runner {
     } else if (r->type == static_cast<uint8_t>(ValueType::kValue)) {
       Check(s.ok(), "answered " + s.ToString() + ", expected a " + std::to_string(r->value.size()) +
                         "-byte value");
-      Check(value == r->value, "wrong value: " + Escaped(value.substr(0, 40)) + " (" +
+      Check(value == r->value, "wrong value: " + Quoted(value.substr(0, 40)) + " (" +
                                    std::to_string(value.size()) + " bytes), expected " +
-                                   Escaped(r->value.substr(0, 40)) + " (" +
+                                   Quoted(r->value.substr(0, 40)) + " (" +
                                    std::to_string(r->value.size()) + " bytes)");
     } else {
       Check(s.IsInvalidArgument() && !s.message().empty(),
@@ -386,12 +386,12 @@ class Runner {
   }
 
   static std::string DescribeEntry(const EntryView& e) {
-    return Escaped(e.user_key) + " seq " + std::to_string(e.sequence()) + " " + TypeName(e.type()) +
+    return Quoted(e.user_key) + " seq " + std::to_string(e.sequence()) + " " + TypeName(e.type()) +
            " with a " + std::to_string(e.value.size()) + "-byte value";
   }
 
   static std::string DescribeRecord(Model::Map::const_iterator r) {
-    return Escaped(r->first.user_key) + " seq " + std::to_string(r->first.seq) + " " +
+    return Quoted(r->first.user_key) + " seq " + std::to_string(r->first.seq) + " " +
            TypeName(r->second.type) + " with a " + std::to_string(r->second.value.size()) +
            "-byte value";
   }
@@ -451,7 +451,7 @@ class Runner {
     if ((how & 0xc0) == 0xc0) seq = kMaxSequenceNumber + 1 + (uint64_t{args_.Byte()} << 48);
     const size_t steps = (how >> 2) & 15;
     const uint16_t directions = args_.Word();
-    Begin(std::string(backward ? "SeekForPrev(" : "Seek(") + Escaped(key) + ", " +
+    Begin(std::string(backward ? "SeekForPrev(" : "Seek(") + Quoted(key) + ", " +
           std::to_string(seq) + ") and " + std::to_string(steps) + " steps");
     const SequenceNumber model_seq = std::min(seq, kMaxSequenceNumber);
     auto expected = backward ? model_.SeekForPrev(key, model_seq) : model_.Seek(key, model_seq);

@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "escaped.h"
 #include "memrep/comparator.h"
 #include "memrep/entry.h"
 
@@ -77,19 +78,8 @@ class VirtualComparator final : public UserKeyComparator {
 inline const VirtualComparator kVirtualBytewise(false);
 inline const VirtualComparator kVirtualReverse(true);
 
-inline std::string Escaped(std::string_view text) {
-  std::string out;
-  for (unsigned char c : text) {
-    if (c >= 0x20 && c < 0x7f && c != '\'' && c != '\\') {
-      out += static_cast<char>(c);
-    } else {
-      char hex[8];
-      std::snprintf(hex, sizeof(hex), "\\x%02x", c);
-      out += hex;
-    }
-  }
-  return "'" + out + "'";
-}
+// A key or value as a report shows it: escaped, in single quotes.
+inline std::string Quoted(std::string_view text) { return "'" + Escaped(text) + "'"; }
 
 // A key from one byte: a prefix (none, one byte, exactly the 8 bytes reps
 // compare inline, or longer) and up to two bytes from {0x00, a, b, 0xff}: 84

@@ -26,6 +26,7 @@
 #include <string_view>
 #include <vector>
 
+#include "escaped.h"
 #include "memrep/memtable.h"
 #include "memrep/registry.h"
 
@@ -42,20 +43,7 @@
 namespace memrep {
 namespace {
 
-// Strings as C++ source would write them, so a report shows bytes exactly.
-std::string Escaped(std::string_view text) {
-  std::string out;
-  for (unsigned char c : text) {
-    if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
-      out += static_cast<char>(c);
-    } else {
-      char hex[8];
-      std::snprintf(hex, sizeof(hex), "\\x%02x", c);
-      out += hex;
-    }
-  }
-  return out;
-}
+using fuzz::Escaped;
 
 std::string_view g_input;  // the input under test, for Fail's report
 
