@@ -2,6 +2,7 @@
 // benchmarks with one line here.
 #include "registry/registry.h"
 #include "sorted_hash/registration.h"
+#include "trie/registration.h"
 #include "vector/registration.h"
 
 namespace memrep::registry {
@@ -10,6 +11,7 @@ const std::vector<const Registration*>& BuiltinReps() {
   static const std::vector<const Registration*> reps = {
       &sorted_hash::RepRegistration(),
       &vector::RepRegistration(),
+      &trie::RepRegistration(),
   };
   return reps;
 }

@@ -1,0 +1,1009 @@
+#include "trie/trie.h"
+
+#include <emmintrin.h>
+
+#include <algorithm>
+#include <cstring>
+#include <new>
+
+#include "util/assert.h"
+
+namespace memrep::trie {
+
+// An insert on its way down: the key, and what it brings (a row's cell, or
+// a view's version and, once one is needed, its leaf).
+struct Trie::Pending {
+  std::string_view key;
+  uint64_t sequence = 0;
+  Ref version = 0;  // rows: the cell; views: the version
+  Ref leaf = 0;     // views: a leaf made on an earlier attempt
+  uint32_t leaf_from = 0;
+};
+
+namespace {
+
+constexpr uint32_t kFormatVersion = 1;
+
+}  // namespace
+
+Trie::Trie(memory::VmRegion* region, Mode mode, bool reverse, uint64_t reserve, Ref root)
+    : region_(region),
+      mode_(mode),
+      reverse_(reverse),
+      limit_(region->capacity() > reserve ? region->capacity() - reserve : 0),
+      root_(root) {}
+
+Status Trie::Create(memory::VmRegion* region, Mode mode, bool reverse, uint64_t reserve,
+                    std::unique_ptr<Trie>* out) {
+  if (region->used() != 0 || region->read_only()) {
+    return Status::InvalidArgument("a trie is created in an empty, writable region");
+  }
+  if (region->capacity() > kMaxRegionBytes) {
+    return Status::InvalidArgument("a trie's region holds at most 8 GiB (4-byte references)");
+  }
+  uint64_t meta_at = 0, root_at = 0;
+  Status s = region->Bump(sizeof(Meta), &meta_at);
+  if (s.ok()) s = region->Bump(sizeof(Node256), &root_at);
+  if (!s.ok()) return Status::Full("the trie's region cannot hold an empty trie: " + s.ToString());
+  const Ref root = static_cast<Ref>(root_at / kUnit);
+  auto* n = reinterpret_cast<NodeHeader*>(region->base() + root_at);
+  n->kind = Kind::kK256;  // the rest of fresh region memory reads as zero
+  Meta* meta = reinterpret_cast<Meta*>(region->base() + meta_at);
+  meta->format_version = kFormatVersion;
+  meta->mode = static_cast<uint32_t>(mode);
+  meta->root = root;
+  meta->comparator = reverse ? 1 : 0;
+  std::atomic_thread_fence(std::memory_order_release);
+  meta->magic = Meta::kMagic;  // last: an image with the magic has the rest
+  out->reset(new (std::nothrow) Trie(region, mode, reverse, reserve, root));
+  if (*out == nullptr) return Status::OutOfMemory("the trie's header could not be allocated");
+  return Status::OK();
+}
+
+Status Trie::Attach(memory::VmRegion* region, std::unique_ptr<Trie>* out) {
+  if (region->used() < sizeof(Meta) + sizeof(Node256)) {
+    return Status::Corruption("the region is too small to hold a trie");
+  }
+  const Meta* meta = reinterpret_cast<const Meta*>(region->base());
+  if (meta->magic != Meta::kMagic || meta->format_version != kFormatVersion || meta->mode > 1 ||
+      meta->comparator > 1 || meta->root == 0 ||
+      OffsetOf(meta->root) + sizeof(Node256) > region->used()) {
+    return Status::Corruption("the region does not hold a memrep trie of format version " +
+                              std::to_string(kFormatVersion));
+  }
+  out->reset(new (std::nothrow)
+                 Trie(region, static_cast<Mode>(meta->mode), meta->comparator == 1, 0, meta->root));
+  if (*out == nullptr) return Status::OutOfMemory("the trie's header could not be allocated");
+  (*out)->Freeze();
+  return Status::OK();
+}
+
+// ---------------------------------------------------------------- memory
+
+Status Trie::Bump(uint64_t bytes, bool from_reserve, Ref* ref) {
+  uint64_t offset = 0;
+  Status s = region_->Bump(RoundUp4(bytes), from_reserve ? region_->capacity() : limit_, &offset);
+  if (!s.ok()) return s;
+  *ref = static_cast<Ref>(offset / kUnit);
+  return Status::OK();
+}
+
+Status Trie::AllocNode(Kind kind, Ref* ref) {
+  const int k = static_cast<int>(kind);
+  if (free_count_[k].load(std::memory_order_relaxed) != 0) {
+    std::lock_guard<std::mutex> lock(free_mu_);
+    if (!free_[k].empty()) {
+      *ref = free_[k].back();
+      free_[k].pop_back();
+      free_count_[k].fetch_sub(1, std::memory_order_relaxed);
+      // No reader holds it (EpochDomain), and it is unreachable: reset it.
+      std::memset(At(*ref), 0, kNodeBytes[k]);
+      NodeAt(*ref)->kind = kind;
+      return Status::OK();
+    }
+  }
+  Status s = Bump(kNodeBytes[k], /*from_reserve=*/true, ref);
+  if (s.ok()) NodeAt(*ref)->kind = kind;
+  return s;
+}
+
+void Trie::Retire(Ref node, Kind kind) {
+  replacements_.fetch_add(1, std::memory_order_seq_cst);
+  const uint64_t stamp = epochs_.Advance();
+  std::lock_guard<std::mutex> lock(free_mu_);
+  limbo_.push_back(Retired{node, kind, stamp});
+  if (limbo_.size() < 32) return;
+  const uint64_t oldest = epochs_.OldestAnnounced();
+  size_t kept = 0;
+  for (const Retired& r : limbo_) {
+    if (r.stamp < oldest) {
+      free_[static_cast<int>(r.kind)].push_back(r.node);
+      free_count_[static_cast<int>(r.kind)].fetch_add(1, std::memory_order_relaxed);
+    } else {
+      limbo_[kept++] = r;
+    }
+  }
+  limbo_.resize(kept);
+}
+
+void Trie::CountEntry() {
+  entries_[concurrency::ThreadSlot() % kCounterShards].n.fetch_add(1, std::memory_order_relaxed);
+}
+
+uint64_t Trie::NumEntries() const {
+  uint64_t n = 0;
+  for (const Counter& c : entries_) n += c.n.load(std::memory_order_relaxed);
+  return n;
+}
+
+// ---------------------------------------------------------------- keys
+
+Trie::LeafKey Trie::KeyBytes(Ref leaf) const {
+  const char* p = At(leaf);
+  if (mode_ == Mode::kRows) {
+    uint64_t tag;
+    std::string_view key = format::RowUserKey(p + kRowCellHeader, &tag);
+    return LeafKey{reinterpret_cast<const uint8_t*>(key.data()), 0,
+                   static_cast<uint32_t>(key.size())};
+  }
+  const ViewLeaf* l = reinterpret_cast<const ViewLeaf*>(p);
+  return LeafKey{reinterpret_cast<const uint8_t*>(p + kViewLeafHeader), l->from, l->key_len};
+}
+
+uint64_t Trie::Tag(Ref version) const {
+  if (mode_ == Mode::kRows) {
+    uint64_t tag;
+    format::RowUserKey(Row(version), &tag);
+    return tag;
+  }
+  return reinterpret_cast<const ViewVersion*>(At(version))->tag();
+}
+
+std::string_view Trie::Value(Ref version) const {
+  const char* p = At(version);
+  return std::string_view(p + kViewVersionHeader,
+                          reinterpret_cast<const ViewVersion*>(p)->value_len);
+}
+
+uint8_t Trie::PrefixByte(const NodeHeader* n, uint32_t i) const {
+  const uint32_t start = n->end_depth - n->prefix_len;
+  if (n->prefix_len <= 4) return static_cast<uint8_t>(n->prefix >> (8 * (i - start)));
+  return KeyBytes(n->prefix).at(i);
+}
+
+uint32_t Trie::MatchPrefix(const NodeHeader* n, std::string_view key, uint32_t from) const {
+  const uint32_t end = std::min<uint64_t>(n->end_depth, key.size());
+  const auto* k = reinterpret_cast<const uint8_t*>(key.data());
+  if (n->prefix_len <= 4) {
+    const uint32_t start = n->end_depth - n->prefix_len;
+    for (uint32_t i = from; i < end; ++i) {
+      if (k[i] != static_cast<uint8_t>(n->prefix >> (8 * (i - start)))) return i;
+    }
+    return end;
+  }
+  const LeafKey src = KeyBytes(n->prefix);
+  for (uint32_t i = from; i < end; ++i) {
+    if (k[i] != src.at(i)) return i;
+  }
+  return end;
+}
+
+int Trie::CompareLeaf(Ref leaf, std::string_view key, uint32_t from) const {
+  const LeafKey lk = KeyBytes(leaf);
+  const size_t a = lk.size > from ? lk.size - from : 0;
+  const size_t b = key.size() > from ? key.size() - from : 0;
+  const size_t n = std::min(a, b);
+  int r = n == 0 ? 0 : std::memcmp(lk.bytes + (from - lk.from), key.data() + from, n);
+  if (r == 0) r = a < b ? -1 : (a > b ? 1 : 0);
+  return r;
+}
+
+std::string_view Trie::KeyOf(Ref leaf, const Path& path, std::string* buf) const {
+  const LeafKey lk = KeyBytes(leaf);
+  if (mode_ == Mode::kRows) {
+    return std::string_view(reinterpret_cast<const char*>(lk.bytes), lk.size);
+  }
+  buf->clear();
+  for (const Step& step : path) {
+    const NodeHeader* n = NodeAt(step.node);
+    for (uint32_t i = step.depth; i < n->end_depth; ++i) buf->push_back(char(PrefixByte(n, i)));
+    if (step.label >= 0) buf->push_back(char(step.label));
+  }
+  for (uint32_t i = static_cast<uint32_t>(buf->size()); i < lk.size; ++i) {
+    buf->push_back(char(lk.at(i)));
+  }
+  return *buf;
+}
+
+// ---------------------------------------------------------------- nodes
+
+Ref Trie::FindChild(const NodeHeader* n, uint8_t label) {
+  switch (n->kind) {
+    case Kind::kK4: {
+      const auto* x = reinterpret_cast<const Node4*>(n);
+      const uint32_t c = x->h.count.load(std::memory_order_acquire);
+      for (uint32_t i = 0; i < c; ++i) {
+        if (x->labels[i] == label) return x->children[i].load(std::memory_order_acquire);
+      }
+      return 0;
+    }
+    case Kind::kK16: {
+      const auto* x = reinterpret_cast<const Node16*>(n);
+      const uint32_t c = x->h.count.load(std::memory_order_acquire);
+      const __m128i labels = _mm_loadu_si128(reinterpret_cast<const __m128i*>(x->labels));
+      const uint32_t hits = static_cast<uint32_t>(_mm_movemask_epi8(
+                                _mm_cmpeq_epi8(labels, _mm_set1_epi8(static_cast<char>(label))))) &
+                            ((uint32_t{1} << c) - 1);
+      if (hits == 0) return 0;
+      return x->children[__builtin_ctz(hits)].load(std::memory_order_acquire);
+    }
+    case Kind::kK48: {
+      const auto* x = reinterpret_cast<const Node48*>(n);
+      const uint8_t i = x->index[label].load(std::memory_order_acquire);
+      return i == 0 ? 0 : x->children[i - 1].load(std::memory_order_acquire);
+    }
+    case Kind::kK256:
+      return reinterpret_cast<const Node256*>(n)->children[label].load(std::memory_order_acquire);
+  }
+  return 0;
+}
+
+int Trie::FirstChild(const NodeHeader* n, int from, Ref* child) {
+  switch (n->kind) {
+    case Kind::kK4:
+    case Kind::kK16: {
+      const uint8_t* labels = n->kind == Kind::kK4 ? reinterpret_cast<const Node4*>(n)->labels
+                                                   : reinterpret_cast<const Node16*>(n)->labels;
+      const std::atomic<Ref>* children = n->kind == Kind::kK4
+                                             ? reinterpret_cast<const Node4*>(n)->children
+                                             : reinterpret_cast<const Node16*>(n)->children;
+      const uint32_t c = n->count.load(std::memory_order_acquire);
+      int best = 256;
+      uint32_t at = 0;
+      for (uint32_t i = 0; i < c; ++i) {
+        if (labels[i] >= from && labels[i] < best) best = labels[i], at = i;
+      }
+      if (best == 256) return -1;
+      *child = children[at].load(std::memory_order_acquire);
+      return best;
+    }
+    case Kind::kK48: {
+      const auto* x = reinterpret_cast<const Node48*>(n);
+      for (int l = from; l < 256; ++l) {
+        const uint8_t i = x->index[l].load(std::memory_order_acquire);
+        if (i != 0) {
+          *child = x->children[i - 1].load(std::memory_order_acquire);
+          return l;
+        }
+      }
+      return -1;
+    }
+    case Kind::kK256: {
+      const auto* x = reinterpret_cast<const Node256*>(n);
+      for (int l = from; l < 256; ++l) {
+        const Ref r = x->children[l].load(std::memory_order_acquire);
+        if (r != 0) {
+          *child = r;
+          return l;
+        }
+      }
+      return -1;
+    }
+  }
+  return -1;
+}
+
+int Trie::LastChild(const NodeHeader* n, int to, Ref* child) {
+  switch (n->kind) {
+    case Kind::kK4:
+    case Kind::kK16: {
+      const uint8_t* labels = n->kind == Kind::kK4 ? reinterpret_cast<const Node4*>(n)->labels
+                                                   : reinterpret_cast<const Node16*>(n)->labels;
+      const std::atomic<Ref>* children = n->kind == Kind::kK4
+                                             ? reinterpret_cast<const Node4*>(n)->children
+                                             : reinterpret_cast<const Node16*>(n)->children;
+      const uint32_t c = n->count.load(std::memory_order_acquire);
+      int best = -1;
+      uint32_t at = 0;
+      for (uint32_t i = 0; i < c; ++i) {
+        if (labels[i] <= to && labels[i] > best) best = labels[i], at = i;
+      }
+      if (best < 0) return -1;
+      *child = children[at].load(std::memory_order_acquire);
+      return best;
+    }
+    case Kind::kK48: {
+      const auto* x = reinterpret_cast<const Node48*>(n);
+      for (int l = to; l >= 0; --l) {
+        const uint8_t i = x->index[l].load(std::memory_order_acquire);
+        if (i != 0) {
+          *child = x->children[i - 1].load(std::memory_order_acquire);
+          return l;
+        }
+      }
+      return -1;
+    }
+    case Kind::kK256: {
+      const auto* x = reinterpret_cast<const Node256*>(n);
+      for (int l = to; l >= 0; --l) {
+        const Ref r = x->children[l].load(std::memory_order_acquire);
+        if (r != 0) {
+          *child = r;
+          return l;
+        }
+      }
+      return -1;
+    }
+  }
+  return -1;
+}
+
+bool Trie::Full(const NodeHeader* n) {
+  return n->kind != Kind::kK256 &&
+         n->count.load(std::memory_order_relaxed) == kCapacity[static_cast<int>(n->kind)];
+}
+
+// REQUIRES: n locked, not Full, no child at `label`. The child is written
+// first and published by the release store of the count (K4, K16) or of the
+// index byte (K48) or the slot (K256).
+void Trie::AppendChild(NodeHeader* n, uint8_t label, Ref child) {
+  const uint8_t c = n->count.load(std::memory_order_relaxed);
+  switch (n->kind) {
+    case Kind::kK4: {
+      auto* x = reinterpret_cast<Node4*>(n);
+      x->labels[c] = label;
+      x->children[c].store(child, std::memory_order_relaxed);
+      n->count.store(c + 1, std::memory_order_release);
+      return;
+    }
+    case Kind::kK16: {
+      auto* x = reinterpret_cast<Node16*>(n);
+      x->labels[c] = label;
+      x->children[c].store(child, std::memory_order_relaxed);
+      n->count.store(c + 1, std::memory_order_release);
+      return;
+    }
+    case Kind::kK48: {
+      auto* x = reinterpret_cast<Node48*>(n);
+      x->children[c].store(child, std::memory_order_relaxed);
+      n->count.store(c + 1, std::memory_order_relaxed);
+      x->index[label].store(c + 1, std::memory_order_release);
+      return;
+    }
+    case Kind::kK256:
+      reinterpret_cast<Node256*>(n)->children[label].store(child, std::memory_order_release);
+      return;
+  }
+}
+
+// REQUIRES: n locked, a child at `label`.
+void Trie::SetChild(NodeHeader* n, uint8_t label, Ref child) {
+  switch (n->kind) {
+    case Kind::kK4:
+    case Kind::kK16: {
+      uint8_t* labels = n->kind == Kind::kK4 ? reinterpret_cast<Node4*>(n)->labels
+                                             : reinterpret_cast<Node16*>(n)->labels;
+      std::atomic<Ref>* children = n->kind == Kind::kK4 ? reinterpret_cast<Node4*>(n)->children
+                                                        : reinterpret_cast<Node16*>(n)->children;
+      const uint32_t c = n->count.load(std::memory_order_relaxed);
+      for (uint32_t i = 0; i < c; ++i) {
+        if (labels[i] == label) {
+          children[i].store(child, std::memory_order_release);
+          return;
+        }
+      }
+      MEMREP_ASSERT(false);
+      return;
+    }
+    case Kind::kK48: {
+      auto* x = reinterpret_cast<Node48*>(n);
+      const uint8_t i = x->index[label].load(std::memory_order_relaxed);
+      MEMREP_ASSERT(i != 0);
+      x->children[i - 1].store(child, std::memory_order_release);
+      return;
+    }
+    case Kind::kK256:
+      reinterpret_cast<Node256*>(n)->children[label].store(child, std::memory_order_release);
+      return;
+  }
+}
+
+// The lock word: bit 0 locked, bit 1 obsolete. Acquire on taking it, release
+// on giving it up, so each holder sees the node as the last one left it.
+bool Trie::Lock(NodeHeader* n) const {
+  for (;;) {
+    uint32_t v = n->lock.load(std::memory_order_relaxed);
+    if (v & kObsolete) return false;
+    if ((v & kLocked) == 0 &&
+        n->lock.compare_exchange_weak(v, v | kLocked, std::memory_order_acquire,
+                                      std::memory_order_relaxed)) {
+      return true;
+    }
+    __builtin_ia32_pause();
+  }
+}
+
+void Trie::Unlock(NodeHeader* n) { n->lock.fetch_and(~kLocked, std::memory_order_release); }
+
+// ---------------------------------------------------------------- writing
+
+Status Trie::AllocateCell(size_t row_len, Ref* cell, char** row) {
+  if (row_len > kMaxRegionBytes) return Status::Full("a row larger than the trie's region");
+  Status s = Bump(kRowCellHeader + row_len, /*from_reserve=*/false, cell);
+  if (!s.ok()) return s;
+  *row = At(*cell) + kRowCellHeader;
+  return Status::OK();
+}
+
+Status Trie::InsertCell(Ref cell) {
+  uint64_t tag;
+  Pending e;
+  e.key = format::RowUserKey(Row(cell), &tag);
+  e.sequence = TagSequence(tag);
+  e.version = cell;
+  return Insert(&e);
+}
+
+Status Trie::InsertView(const EntryView& entry) {
+  if (entry.user_key.size() >= kMaxRegionBytes || entry.value.size() >= kMaxRegionBytes) {
+    return Status::Full("an entry larger than the trie's region");
+  }
+  Pending e;
+  e.key = entry.user_key;
+  e.sequence = entry.sequence();
+  Status s = Bump(kViewVersionHeader + entry.value.size(), false, &e.version);
+  if (!s.ok()) return s;
+  auto* v = reinterpret_cast<ViewVersion*>(At(e.version));
+  v->value_len = static_cast<uint32_t>(entry.value.size());
+  v->tag_lo = static_cast<uint32_t>(entry.tag);
+  v->tag_hi = static_cast<uint32_t>(entry.tag >> 32);
+  if (!entry.value.empty()) {
+    std::memcpy(At(e.version) + kViewVersionHeader, entry.value.data(), entry.value.size());
+  }
+  return Insert(&e);
+}
+
+Status Trie::MakeLeaf(Pending* e, uint32_t from, Ref* leaf) {
+  if (mode_ == Mode::kRows) {
+    // The cell is the key's first version and its leaf.
+    NextLink(e->version).store(0, std::memory_order_relaxed);
+    HeadLink(e->version).store(e->version, std::memory_order_relaxed);
+    *leaf = e->version | kLeafBit;
+    return Status::OK();
+  }
+  NextLink(e->version).store(0, std::memory_order_relaxed);
+  if (e->leaf == 0 || e->leaf_from > from) {
+    const uint32_t size = static_cast<uint32_t>(e->key.size());
+    Ref r;
+    Status s = Bump(kViewLeafHeader + (size - from), false, &r);
+    if (!s.ok()) return s;
+    auto* l = reinterpret_cast<ViewLeaf*>(At(r));
+    l->from = from;
+    l->key_len = size;
+    if (size > from) std::memcpy(At(r) + kViewLeafHeader, e->key.data() + from, size - from);
+    e->leaf = r;
+    e->leaf_from = from;
+  }
+  HeadLink(e->leaf).store(e->version, std::memory_order_relaxed);
+  *leaf = e->leaf | kLeafBit;
+  return Status::OK();
+}
+
+Status Trie::Insert(Pending* e) {
+  MEMREP_ASSERT(!frozen());
+  concurrency::EpochDomain::Guard guard(epochs_);
+  Status s;
+  while (TryInsert(e, &s) == Outcome::kRestart) {
+  }
+  if (s.ok()) CountEntry();
+  return s;
+}
+
+Trie::Outcome Trie::TryInsert(Pending* e, Status* s) {
+  const std::string_view key = e->key;
+  Ref parent = 0;
+  uint8_t parent_label = 0;
+  Ref node = root_;
+  uint32_t depth = 0;
+  for (;;) {
+    const NodeHeader* n = NodeAt(node);
+    const uint32_t end = n->end_depth;
+    if (end > depth) {
+      const uint32_t at = MatchPrefix(n, key, depth);
+      if (at < end) return SplitNode(parent, parent_label, node, depth, at, e, s);
+    }
+    if (key.size() == end) return AddValue(node, e, s);
+    const uint8_t label = static_cast<uint8_t>(key[end]);
+    const Ref child = FindChild(n, label);
+    if (child == 0) return AddChild(parent, parent_label, node, label, e, s);
+    if (IsLeaf(child)) return AtLeaf(node, label, child, end + 1, e, s);
+    parent = node;
+    parent_label = label;
+    node = child;
+    depth = end + 1;
+  }
+}
+
+// The key leaves the node's prefix at depth `at` (depth <= at < end): a new
+// node above it takes the common part [depth, at) and two entries, the old
+// node and the new leaf. Only the parent's slot changes.
+Trie::Outcome Trie::SplitNode(Ref parent, uint8_t parent_label, Ref node, uint32_t depth,
+                              uint32_t at, Pending* e, Status* s) {
+  MEMREP_ASSERT(parent != 0);  // the root has no prefix
+  NodeHeader* p = NodeAt(parent);
+  if (!Lock(p)) return Outcome::kRestart;
+  if (FindChild(p, parent_label) != node) {
+    Unlock(p);
+    return Outcome::kRestart;
+  }
+  const NodeHeader* n = NodeAt(node);
+  Ref leaf = 0, m = 0;
+  const bool key_ends = e->key.size() == at;
+  *s = MakeLeaf(e, key_ends ? at : at + 1, &leaf);
+  if (s->ok()) *s = AllocNode(Kind::kK4, &m);
+  if (!s->ok()) {
+    Unlock(p);
+    return Outcome::kDone;
+  }
+  NodeHeader* mh = NodeAt(m);
+  mh->end_depth = at;
+  mh->prefix_len = at - depth;
+  if (mh->prefix_len <= 4) {
+    uint32_t bytes = 0;
+    for (uint32_t i = depth; i < at; ++i) bytes |= uint32_t{PrefixByte(n, i)} << (8 * (i - depth));
+    mh->prefix = bytes;
+  } else {
+    mh->prefix = n->prefix;  // a leaf holding [start, end) holds [depth, at)
+  }
+  AppendChild(mh, PrefixByte(n, at), node);
+  if (key_ends) {
+    mh->value.store(leaf, std::memory_order_relaxed);
+  } else {
+    AppendChild(mh, static_cast<uint8_t>(e->key[at]), leaf);
+  }
+  SetChild(p, parent_label, m);  // release: m and the leaf are complete
+  Unlock(p);
+  return Outcome::kDone;
+}
+
+// The slot of `label` in `node` holds a leaf; the key reached it at depth
+// `depth`. Same key: a new version. Else a new node takes both leaves.
+Trie::Outcome Trie::AtLeaf(Ref node, uint8_t label, Ref leaf, uint32_t depth, Pending* e,
+                           Status* s) {
+  const LeafKey lk = KeyBytes(leaf);
+  const std::string_view key = e->key;
+  const uint32_t common = std::min<uint64_t>(lk.size, key.size());
+  uint32_t at = depth;
+  while (at < common && lk.at(at) == static_cast<uint8_t>(key[at])) ++at;
+  if (at == lk.size && at == key.size()) {
+    *s = AddVersion(leaf, e);
+    return Outcome::kDone;
+  }
+  NodeHeader* x = NodeAt(node);
+  if (!Lock(x)) return Outcome::kRestart;
+  if (FindChild(x, label) != leaf) {
+    Unlock(x);
+    return Outcome::kRestart;
+  }
+  Ref mine = 0, m = 0;
+  const bool key_ends = key.size() == at;
+  *s = MakeLeaf(e, key_ends ? at : at + 1, &mine);
+  if (s->ok()) *s = AllocNode(Kind::kK4, &m);
+  if (!s->ok()) {
+    Unlock(x);
+    return Outcome::kDone;
+  }
+  NodeHeader* mh = NodeAt(m);
+  mh->end_depth = at;
+  mh->prefix_len = at - depth;
+  if (mh->prefix_len <= 4) {
+    uint32_t bytes = 0;
+    for (uint32_t i = depth; i < at; ++i) bytes |= uint32_t{lk.at(i)} << (8 * (i - depth));
+    mh->prefix = bytes;
+  } else {
+    mh->prefix = leaf;
+  }
+  if (lk.size == at) {
+    mh->value.store(leaf, std::memory_order_relaxed);
+  } else {
+    AppendChild(mh, lk.at(at), leaf);
+  }
+  if (key_ends) {
+    mh->value.store(mine, std::memory_order_relaxed);
+  } else {
+    AppendChild(mh, static_cast<uint8_t>(key[at]), mine);
+  }
+  SetChild(x, label, m);
+  Unlock(x);
+  return Outcome::kDone;
+}
+
+// No child at `label`: append one, or, if the node is full, replace it by a
+// bigger copy with the new child (under the parent's lock and its own).
+Trie::Outcome Trie::AddChild(Ref parent, uint8_t parent_label, Ref node, uint8_t label, Pending* e,
+                             Status* s) {
+  NodeHeader* x = NodeAt(node);
+  if (!Lock(x)) return Outcome::kRestart;
+  if (FindChild(x, label) != 0) {
+    Unlock(x);
+    return Outcome::kRestart;
+  }
+  if (!Full(x)) {
+    Ref leaf = 0;
+    *s = MakeLeaf(e, x->end_depth + 1, &leaf);
+    if (s->ok()) AppendChild(x, label, leaf);
+    Unlock(x);
+    return Outcome::kDone;
+  }
+  Unlock(x);
+  MEMREP_ASSERT(parent != 0);  // the root never fills
+  NodeHeader* p = NodeAt(parent);
+  if (!Lock(p)) return Outcome::kRestart;
+  if (FindChild(p, parent_label) != node || !Lock(x)) {
+    Unlock(p);
+    return Outcome::kRestart;
+  }
+  if (FindChild(x, label) != 0 || !Full(x)) {
+    Unlock(x);
+    Unlock(p);
+    return Outcome::kRestart;
+  }
+  const Kind kind = static_cast<Kind>(static_cast<int>(x->kind) + 1);
+  Ref leaf = 0, bigger = 0;
+  *s = MakeLeaf(e, x->end_depth + 1, &leaf);
+  if (s->ok()) *s = AllocNode(kind, &bigger);
+  if (!s->ok()) {
+    Unlock(x);
+    Unlock(p);
+    return Outcome::kDone;
+  }
+  NodeHeader* b = NodeAt(bigger);
+  b->end_depth = x->end_depth;
+  b->prefix_len = x->prefix_len;
+  b->prefix = x->prefix;
+  b->value.store(x->value.load(std::memory_order_relaxed), std::memory_order_relaxed);
+  Ref child = 0;
+  for (int l = FirstChild(x, 0, &child); l >= 0; l = FirstChild(x, l + 1, &child)) {
+    AppendChild(b, static_cast<uint8_t>(l), child);
+  }
+  AppendChild(b, label, leaf);
+  SetChild(p, parent_label, bigger);  // release: the copy is complete
+  x->lock.store(kObsolete | kLocked, std::memory_order_release);
+  Unlock(x);
+  Unlock(p);
+  Retire(node, x->kind);
+  return Outcome::kDone;
+}
+
+Trie::Outcome Trie::AddValue(Ref node, Pending* e, Status* s) {
+  NodeHeader* x = NodeAt(node);
+  Ref v = x->value.load(std::memory_order_acquire);
+  if (v != 0) {
+    *s = AddVersion(v, e);
+    return Outcome::kDone;
+  }
+  if (!Lock(x)) return Outcome::kRestart;
+  v = x->value.load(std::memory_order_relaxed);
+  if (v != 0) {
+    Unlock(x);
+    *s = AddVersion(v, e);
+    return Outcome::kDone;
+  }
+  Ref leaf = 0;
+  *s = MakeLeaf(e, static_cast<uint32_t>(e->key.size()), &leaf);
+  if (s->ok()) x->value.store(leaf, std::memory_order_release);
+  Unlock(x);
+  return Outcome::kDone;
+}
+
+// The versions of a key, sequence descending: the new one goes in front of
+// the first with a smaller sequence, by a CAS on the link that points to it.
+Status Trie::AddVersion(Ref leaf, Pending* e) {
+  std::atomic<Ref>* link = &HeadLink(leaf);
+  Ref cur = link->load(std::memory_order_acquire);
+  for (;;) {
+    while (cur != 0 && Sequence(cur) > e->sequence) {
+      link = &NextLink(cur);
+      cur = link->load(std::memory_order_acquire);
+    }
+    if (cur != 0 && Sequence(cur) == e->sequence) {
+      return Status::AlreadyExists("an entry with this user key and sequence is stored");
+    }
+    NextLink(e->version).store(cur, std::memory_order_relaxed);
+    if (link->compare_exchange_weak(cur, e->version, std::memory_order_release,
+                                    std::memory_order_acquire)) {
+      return Status::OK();
+    }
+  }
+}
+
+// ---------------------------------------------------------------- reading
+
+Ref Trie::FindLeaf(std::string_view key) const {
+  Ref node = root_;
+  uint32_t depth = 0;
+  for (;;) {
+    const NodeHeader* n = NodeAt(node);
+    const uint32_t end = n->end_depth;
+    if (end > depth && (key.size() < end || MatchPrefix(n, key, depth) < end)) return 0;
+    if (key.size() == end) return n->value.load(std::memory_order_acquire);
+    const Ref child = FindChild(n, static_cast<uint8_t>(key[end]));
+    if (child == 0) return 0;
+    if (IsLeaf(child)) return CompareLeaf(child, key, end + 1) == 0 ? child : 0;
+    node = child;
+    depth = end + 1;
+  }
+}
+
+Ref Trie::Descend(Ref x, uint32_t depth, bool first, Path* path) const {
+  for (;;) {
+    if (IsLeaf(x)) return x;
+    const NodeHeader* n = NodeAt(x);
+    const Ref v = n->value.load(std::memory_order_acquire);
+    if (first && v != 0) {
+      path->push_back(Step{x, depth, -1});
+      return v;
+    }
+    Ref child = 0;
+    const int l = first ? FirstChild(n, 0, &child) : LastChild(n, 255, &child);
+    if (l < 0) {
+      if (v == 0) return 0;  // an empty root
+      path->push_back(Step{x, depth, -1});
+      return v;
+    }
+    path->push_back(Step{x, depth, l});
+    x = child;
+    depth = n->end_depth + 1;
+  }
+}
+
+Ref Trie::Advance(Path* path) const {
+  while (!path->empty()) {
+    Step& step = path->back();
+    const NodeHeader* n = NodeAt(step.node);
+    Ref child = 0;
+    const int l = FirstChild(n, step.label + 1, &child);
+    if (l < 0) {
+      path->pop_back();
+      continue;
+    }
+    step.label = l;
+    const Ref r = Descend(child, n->end_depth + 1, true, path);
+    if (r != 0) return r;
+  }
+  return 0;
+}
+
+Ref Trie::Retreat(Path* path) const {
+  while (!path->empty()) {
+    Step& step = path->back();
+    if (step.label < 0) {
+      path->pop_back();
+      continue;
+    }
+    const NodeHeader* n = NodeAt(step.node);
+    Ref child = 0;
+    const int l = LastChild(n, step.label - 1, &child);
+    if (l >= 0) {
+      step.label = l;
+      const Ref r = Descend(child, n->end_depth + 1, false, path);
+      if (r != 0) return r;
+      continue;
+    }
+    const Ref v = n->value.load(std::memory_order_acquire);
+    if (v != 0) {
+      step.label = -1;
+      return v;
+    }
+    path->pop_back();
+  }
+  return 0;
+}
+
+Ref Trie::First(Path* path) const {
+  path->clear();
+  return Descend(root_, 0, true, path);
+}
+
+Ref Trie::Last(Path* path) const {
+  path->clear();
+  return Descend(root_, 0, false, path);
+}
+
+Ref Trie::LowerBound(std::string_view key, bool strict, Path* path) const {
+  path->clear();
+  const auto* k = reinterpret_cast<const uint8_t*>(key.data());
+  Ref node = root_;
+  uint32_t depth = 0;
+  for (;;) {
+    const NodeHeader* n = NodeAt(node);
+    const uint32_t end = n->end_depth;
+    for (uint32_t i = depth; i < end; ++i) {
+      if (i == key.size()) return Descend(node, depth, true, path);  // all here extend key
+      const uint8_t b = PrefixByte(n, i);
+      if (b > k[i]) return Descend(node, depth, true, path);
+      if (b < k[i]) return Advance(path);  // all here are smaller
+    }
+    if (key.size() == end) {
+      const Ref v = n->value.load(std::memory_order_acquire);
+      path->push_back(Step{node, depth, -1});
+      if (v != 0 && !strict) return v;
+      return Advance(path);  // the children, all greater
+    }
+    const uint8_t label = k[end];
+    const Ref child = FindChild(n, label);
+    path->push_back(Step{node, depth, label});
+    if (child == 0) return Advance(path);
+    if (IsLeaf(child)) {
+      const int c = CompareLeaf(child, key, end + 1);
+      if (c > 0 || (c == 0 && !strict)) return child;
+      return Advance(path);
+    }
+    node = child;
+    depth = end + 1;
+  }
+}
+
+Ref Trie::LastLE(std::string_view key, bool strict, Path* path) const {
+  path->clear();
+  const auto* k = reinterpret_cast<const uint8_t*>(key.data());
+  Ref node = root_;
+  uint32_t depth = 0;
+  for (;;) {
+    const NodeHeader* n = NodeAt(node);
+    const uint32_t end = n->end_depth;
+    for (uint32_t i = depth; i < end; ++i) {
+      if (i == key.size()) return Retreat(path);  // all here extend key: greater
+      const uint8_t b = PrefixByte(n, i);
+      if (b > k[i]) return Retreat(path);
+      if (b < k[i]) return Descend(node, depth, false, path);  // all here are smaller
+    }
+    if (key.size() == end) {
+      const Ref v = n->value.load(std::memory_order_acquire);
+      if (v != 0 && !strict) {
+        path->push_back(Step{node, depth, -1});
+        return v;
+      }
+      return Retreat(path);  // the value is the key itself; the children are greater
+    }
+    const uint8_t label = k[end];
+    const Ref child = FindChild(n, label);
+    path->push_back(Step{node, depth, label});
+    if (child == 0) return Retreat(path);
+    if (IsLeaf(child)) {
+      const int c = CompareLeaf(child, key, end + 1);
+      if (c < 0 || (c == 0 && !strict)) return child;
+      return Retreat(path);
+    }
+    node = child;
+    depth = end + 1;
+  }
+}
+
+// ---------------------------------------------------------------- checking
+
+namespace {
+
+std::string RefText(Ref r) { return (IsLeaf(r) ? "leaf@" : "node@") + std::to_string(OffsetOf(r)); }
+
+}  // namespace
+
+Status Trie::Check(uint64_t* entries) const {
+  const uint64_t used = region_->used();
+  auto in_region = [&](Ref r, uint64_t bytes) {
+    return r != 0 && OffsetOf(r) >= sizeof(Meta) && OffsetOf(r) + bytes <= used;
+  };
+  uint64_t versions = 0;
+  std::string key;  // the path's bytes so far
+  struct Frame {
+    Ref node;
+    uint32_t depth;
+    size_t key_size;
+    int next;  // the next label to visit; -1: the value first
+  };
+  std::vector<Frame> stack;
+  std::string last_key;
+  bool have_last = false;
+
+  auto check_leaf = [&](Ref leaf, const std::string& path_key) -> Status {
+    if (!in_region(leaf, 12))
+      return Status::Corruption("a reference outside the region: " + RefText(leaf));
+    const LeafKey lk = KeyBytes(leaf);
+    if (lk.size < path_key.size() || lk.from > path_key.size() ||
+        OffsetOf(leaf) + 12 + (lk.size - lk.from) > used) {
+      return Status::Corruption(RefText(leaf) + " has a key shorter than its path");
+    }
+    for (uint32_t i = lk.from; i < path_key.size(); ++i) {
+      if (lk.at(i) != static_cast<uint8_t>(path_key[i])) {
+        return Status::Corruption(RefText(leaf) + "'s key differs from its path at byte " +
+                                  std::to_string(i));
+      }
+    }
+    std::string full = path_key;
+    for (uint32_t i = static_cast<uint32_t>(path_key.size()); i < lk.size; ++i)
+      full.push_back(char(lk.at(i)));
+    if (have_last && !(last_key < full)) {
+      return Status::Corruption(RefText(leaf) + "'s key is out of order");
+    }
+    last_key = full;
+    have_last = true;
+    uint64_t prev_seq = 0;
+    bool first = true;
+    uint64_t n = 0;
+    for (Ref v = Head(leaf); v != 0; v = Next(v)) {
+      if (!in_region(v, 16))
+        return Status::Corruption("a version outside the region: " + RefText(v));
+      if (mode_ == Mode::kRows) {
+        uint64_t tag;
+        const std::string_view vk = format::RowUserKey(Row(v), &tag);
+        if (vk != full)
+          return Status::Corruption("a version of " + RefText(leaf) + " has another key");
+      }
+      const uint64_t seq = Sequence(v);
+      if (!first && seq >= prev_seq) {
+        return Status::Corruption(RefText(leaf) +
+                                  "'s versions are not in descending sequence order");
+      }
+      first = false;
+      prev_seq = seq;
+      if (++n > used / 8) return Status::Corruption(RefText(leaf) + "'s versions form a cycle");
+    }
+    if (n == 0) return Status::Corruption(RefText(leaf) + " has no version");
+    versions += n;
+    return Status::OK();
+  };
+
+  stack.push_back(Frame{root_, 0, 0, -1});
+  while (!stack.empty()) {
+    Frame& f = stack.back();
+    const NodeHeader* n = NodeAt(f.node);
+    if (f.next == -1) {
+      if (!in_region(f.node, sizeof(NodeHeader)) || static_cast<int>(n->kind) >= kKinds ||
+          OffsetOf(f.node) + kNodeBytes[static_cast<int>(n->kind)] > used) {
+        return Status::Corruption("a bad node: " + RefText(f.node));
+      }
+      if (n->kind != Kind::kK256 && n->count.load() > kCapacity[static_cast<int>(n->kind)]) {
+        return Status::Corruption(RefText(f.node) + " counts more children than it holds");
+      }
+      if (n->end_depth < f.depth || n->end_depth - n->prefix_len > f.depth) {
+        return Status::Corruption(RefText(f.node) + "'s prefix does not cover its depth");
+      }
+      if (n->prefix_len > 4 && !IsLeaf(n->prefix)) {
+        return Status::Corruption(RefText(f.node) + "'s prefix is not held by a leaf");
+      }
+      key.resize(f.key_size);
+      for (uint32_t i = f.depth; i < n->end_depth; ++i) key.push_back(char(PrefixByte(n, i)));
+      f.key_size = key.size();
+      const Ref v = n->value.load();
+      if (v != 0) {
+        if (!IsLeaf(v)) return Status::Corruption(RefText(f.node) + "'s value is not a leaf");
+        Status s = check_leaf(v, key);
+        if (!s.ok()) return s;
+        if (KeyBytes(v).size != key.size()) {
+          return Status::Corruption(RefText(v) + " is a node's value but its key is longer");
+        }
+      }
+      f.next = 0;
+    }
+    Ref child = 0;
+    const int l = f.next < 256 ? FirstChild(n, f.next, &child) : -1;
+    if (l < 0) {
+      stack.pop_back();
+      continue;
+    }
+    f.next = l + 1;
+    key.resize(f.key_size);
+    key.push_back(char(l));
+    if (IsLeaf(child)) {
+      Status s = check_leaf(child, key);
+      if (!s.ok()) return s;
+      continue;
+    }
+    if (stack.size() > used / sizeof(Node4)) return Status::Corruption("the trie has a cycle");
+    stack.push_back(Frame{child, n->end_depth + 1, key.size(), -1});
+  }
+  if (entries != nullptr) *entries = versions;
+  return Status::OK();
+}
+
+}  // namespace memrep::trie

@@ -1,0 +1,246 @@
+// Trie: a concurrent Patricia trie in one offset-addressed region, indexing
+// user keys bytewise; each key leads to a list of its versions, newest first.
+// The trie rep (trie_rep.h) puts a RocksDB face or a standalone face on it;
+// the frozen image of a file-backed one is read in place by TrieTable.
+//
+//   region:  [ meta ][ root: K256 ][ nodes, leaves, versions, rows ... ]
+//   descent: root ─label─► node ─prefix bytes, label─► ... ─► leaf ─► versions
+//
+// Concurrency (docs/trie.md gives the whole protocol):
+//  - Readers take no lock: every object is fully written before its Ref is
+//    published with a release store (a child slot, a node's value, a leaf's
+//    head, a version's next), and read through acquire loads.
+//  - A writer changes a node only under the node's lock: it appends a child
+//    or sets the value in place (children never move within a node), or
+//    replaces a full node by a bigger copy, holding the parent's lock too
+//    (locks are taken top-down, so writers never deadlock). A replaced node
+//    is marked obsolete (a writer that locks it next starts again) and
+//    retired; its memory is reused once no reader can hold it
+//    (concurrency/epoch.h). A split puts a new node above a child under the
+//    parent's lock only: the child itself never changes, because a node's
+//    prefix is read from the depth it is reached at (its bytes are kept in a
+//    leaf's key, never in the node's own copy).
+//  - Versions of one key form a sorted list (sequence descending) that only
+//    grows: an insert is a CAS on the link before its place, so two writers
+//    of the same key and sequence cannot both succeed (a duplicate is
+//    refused).
+//  - Leaves and versions are never moved or freed; only nodes are.
+//
+// Crash consistency (file-backed regions): every change is one release store
+// of a Ref to objects written before it, so the bytes in the file after a
+// process dies at any instant form a valid trie holding every insert that
+// returned (Check() walks and verifies one).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "concurrency/epoch.h"
+#include "concurrency/thread_slot.h"
+#include "format/coding.h"
+#include "format/key_order.h"
+#include "memory/vm_region.h"
+#include "memrep/entry.h"
+#include "memrep/status.h"
+#include "trie/node.h"
+
+namespace memrep::trie {
+
+// What the region's first bytes say about the trie in it.
+struct Meta {
+  static constexpr uint64_t kMagic = 0x3165697250524d4dULL;  // "MMRPrie1"
+  uint64_t magic;
+  uint32_t format_version;
+  uint32_t mode;        // Trie::Mode
+  uint32_t root;        // Ref of the root node
+  uint32_t comparator;  // 0 bytewise, 1 reverse bytewise (the reader's order)
+  uint64_t reserved[5];
+};
+static_assert(sizeof(Meta) == 64);
+
+class Trie {
+ public:
+  enum class Mode : uint32_t { kRows = 0, kViews = 1 };
+
+  // Lays out an empty trie in an empty, writable region. `reserve`: bytes
+  // kept back from rows and leaves for the nodes of inserts in flight (see
+  // AllocateCell). InvalidArgument: the region is not empty or too big;
+  // Full: it is too small.
+  static Status Create(memory::VmRegion* region, Mode mode, bool reverse, uint64_t reserve,
+                       std::unique_ptr<Trie>* out);
+  // Reads the trie a region already holds (a frozen image). Corruption if
+  // its meta is not a trie's.
+  static Status Attach(memory::VmRegion* region, std::unique_ptr<Trie>* out);
+
+  Mode mode() const { return mode_; }
+  bool reverse() const { return reverse_; }
+  memory::VmRegion* region() const { return region_; }
+
+  // ---- Writing (REQUIRES: not frozen) ----
+
+  // Rows: room for a row of `row_len` bytes in a new cell. Full when the
+  // region, less its reserve, has no room.
+  Status AllocateCell(size_t row_len, Ref* cell, char** row);
+  // Indexes the row written into the cell. AlreadyExists: its user key and
+  // sequence are stored (the cell stays unused); Full: no room for a node
+  // (only if more inserts are in flight than the reserve provides for).
+  Status InsertCell(Ref cell);
+  // Views: stores the entry. AlreadyExists, Full as above.
+  Status InsertView(const EntryView& entry);
+
+  // Ends writing: readers stop announcing epochs (nothing is retired any
+  // more). REQUIRES: no insert runs or follows.
+  void Freeze() { frozen_.store(true, std::memory_order_release); }
+  bool frozen() const { return frozen_.load(std::memory_order_acquire); }
+
+  // ---- Reading (any thread, inside a ReadGuard) ----
+
+  // Held while Refs to nodes are in use. Free once frozen.
+  class ReadGuard {
+   public:
+    explicit ReadGuard(const Trie& t)
+        : guard_(t.frozen() ? concurrency::EpochDomain::Guard()
+                            : concurrency::EpochDomain::Guard(t.epochs_)) {}
+
+   private:
+    concurrency::EpochDomain::Guard guard_;
+  };
+
+  // The leaf of this user key, or 0.
+  Ref FindLeaf(std::string_view key) const;
+
+  // Versions: newest first.
+  Ref Head(Ref leaf) const { return HeadLink(leaf).load(std::memory_order_acquire); }
+  Ref Next(Ref version) const { return NextLink(version).load(std::memory_order_acquire); }
+  uint64_t Tag(Ref version) const;
+  // Rows: the row of a version's cell.
+  const char* Row(Ref version) const { return At(version) + kRowCellHeader; }
+  // Views: a version's value.
+  std::string_view Value(Ref version) const;
+
+  // One step of a path from the root: the node, the depth it was reached at,
+  // and the child taken (-1: the node's own value).
+  struct Step {
+    Ref node;
+    uint32_t depth;
+    int32_t label;
+  };
+  using Path = std::vector<Step>;
+  // Leaves in bytewise key order. Each fills *path with the steps to the
+  // leaf it returns (0: none), which Advance and Retreat continue from.
+  Ref LowerBound(std::string_view key, bool strict, Path* path) const;  // first >= (>) key
+  Ref LastLE(std::string_view key, bool strict, Path* path) const;      // last <= (<) key
+  Ref First(Path* path) const;
+  Ref Last(Path* path) const;
+  Ref Advance(Path* path) const;  // the leaf after the path's
+  Ref Retreat(Path* path) const;  // the leaf before the path's
+  // A leaf's whole user key: in the row (rows), or assembled from the path
+  // that reached it into *buf (views).
+  std::string_view KeyOf(Ref leaf, const Path& path, std::string* buf) const;
+
+  // ---- Statistics ----
+
+  uint64_t NumEntries() const;
+  uint64_t BytesUsed() const { return region_->used(); }
+  // Nodes replaced so far; a path taken when it read the same is still valid.
+  uint64_t Replacements() const { return replacements_.load(std::memory_order_seq_cst); }
+
+  // Walks every node, leaf and version: Corruption naming the first fault
+  // found. *entries (if given) gets the versions counted. REQUIRES: no
+  // writer runs.
+  Status Check(uint64_t* entries = nullptr) const;
+
+  char* At(Ref r) const { return region_->base() + OffsetOf(r); }
+
+ private:
+  Trie(memory::VmRegion* region, Mode mode, bool reverse, uint64_t reserve, Ref root);
+
+  enum class Outcome { kDone, kRestart };
+  struct Pending;  // an insert on its way down
+
+  Status Insert(Pending* e);
+  Outcome TryInsert(Pending* e, Status* s);
+  Outcome SplitNode(Ref parent, uint8_t parent_label, Ref node, uint32_t depth, uint32_t at,
+                    Pending* e, Status* s);
+  Outcome AtLeaf(Ref node, uint8_t label, Ref leaf, uint32_t depth, Pending* e, Status* s);
+  Outcome AddChild(Ref parent, uint8_t parent_label, Ref node, uint8_t label, Pending* e,
+                   Status* s);
+  Outcome AddValue(Ref node, Pending* e, Status* s);
+  Status AddVersion(Ref leaf, Pending* e);
+  // The leaf for the pending key, its key bytes kept from depth `from`.
+  Status MakeLeaf(Pending* e, uint32_t from, Ref* leaf);
+
+  NodeHeader* NodeAt(Ref r) const { return reinterpret_cast<NodeHeader*>(At(r)); }
+  std::atomic<Ref>& HeadLink(Ref leaf) const {
+    return *reinterpret_cast<std::atomic<Ref>*>(At(leaf) + 4);
+  }
+  std::atomic<Ref>& NextLink(Ref version) const {
+    return *reinterpret_cast<std::atomic<Ref>*>(At(version));
+  }
+  uint64_t Sequence(Ref version) const { return TagSequence(Tag(version)); }
+
+  // A leaf's key: bytes[i - from] is byte i, for i in [from, size).
+  struct LeafKey {
+    const uint8_t* bytes;
+    uint32_t from;
+    uint32_t size;
+    uint8_t at(uint32_t i) const { return bytes[i - from]; }
+  };
+  LeafKey KeyBytes(Ref leaf) const;
+  uint8_t PrefixByte(const NodeHeader* n, uint32_t i) const;
+  // The first depth in [from, min(end, key.size())) where the key and the
+  // node's prefix differ, else min(end, key.size()).
+  uint32_t MatchPrefix(const NodeHeader* n, std::string_view key, uint32_t from) const;
+  // Sign of (leaf's key <=> key), both compared from `from` on.
+  int CompareLeaf(Ref leaf, std::string_view key, uint32_t from) const;
+
+  static Ref FindChild(const NodeHeader* n, uint8_t label);
+  // The child with the smallest label >= from (largest <= to): its label,
+  // or -1 if none.
+  static int FirstChild(const NodeHeader* n, int from, Ref* child);
+  static int LastChild(const NodeHeader* n, int to, Ref* child);
+  static bool Full(const NodeHeader* n);
+  static void AppendChild(NodeHeader* n, uint8_t label, Ref child);
+  static void SetChild(NodeHeader* n, uint8_t label, Ref child);
+  Ref Descend(Ref x, uint32_t depth, bool first, Path* path) const;
+
+  bool Lock(NodeHeader* n) const;  // false: obsolete
+  static void Unlock(NodeHeader* n);
+  Status AllocNode(Kind kind, Ref* ref);
+  Status Bump(uint64_t bytes, bool from_reserve, Ref* ref);
+  void Retire(Ref node, Kind kind);
+  void CountEntry();
+
+  memory::VmRegion* const region_;
+  const Mode mode_;
+  const bool reverse_;
+  const uint64_t limit_;  // what rows and leaves may use of the region
+  const Ref root_;
+  std::atomic<bool> frozen_{false};
+  mutable concurrency::EpochDomain epochs_;
+  std::atomic<uint64_t> replacements_{0};
+
+  // Replaced nodes: waiting for readers (limbo), then ready for reuse.
+  struct Retired {
+    Ref node;
+    Kind kind;
+    uint64_t stamp;
+  };
+  std::mutex free_mu_;
+  std::vector<Retired> limbo_;
+  std::vector<Ref> free_[kKinds];
+  std::atomic<uint32_t> free_count_[kKinds] = {};
+
+  static constexpr size_t kCounterShards = 16;
+  struct alignas(concurrency::kCacheLine) Counter {
+    std::atomic<uint64_t> n{0};
+  };
+  Counter entries_[kCounterShards];
+};
+
+}  // namespace memrep::trie

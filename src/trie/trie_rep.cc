@@ -1,0 +1,221 @@
+#include "trie/trie_rep.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <new>
+#include <random>
+
+#include "format/coding.h"
+#include "format/key_order.h"
+#include "trie/trie_iterator.h"
+
+namespace memrep::trie {
+
+namespace {
+
+// One node per insert in flight at most (a split's K4 or a growth's copy, up
+// to a K256): a megabyte covers a thousand writer threads at once.
+constexpr uint64_t kReserve = uint64_t{1} << 20;
+
+std::string UniqueFileIn(const std::string& dir) {
+  static std::atomic<uint64_t> counter{0};
+  return dir + "/memrep-trie-" + std::to_string(::getpid()) + "-" +
+         std::to_string(counter.fetch_add(1, std::memory_order_relaxed)) + ".region";
+}
+
+memory::VmRegionOptions::HugePages HugePagesOf(const std::string& v) {
+  if (v == "transparent") return memory::VmRegionOptions::HugePages::kTransparent;
+  if (v == "true" || v == "explicit") return memory::VmRegionOptions::HugePages::kExplicit;
+  return memory::VmRegionOptions::HugePages::kNone;
+}
+
+}  // namespace
+
+uint64_t ReserveFor(uint64_t mem_cap) { return std::min(kReserve, mem_cap / 16); }
+
+TrieRep::TrieRep(std::unique_ptr<memory::VmRegion> region, std::unique_ptr<Trie> trie, bool rows,
+                 std::string remove_on_close)
+    : region_(std::move(region)),
+      trie_(std::move(trie)),
+      rows_(rows),
+      nearly_full_((region_->capacity() - ReserveFor(region_->capacity())) / 8 * 7),
+      remove_on_close_(std::move(remove_on_close)) {}
+
+TrieRep::~TrieRep() {
+  trie_.reset();
+  region_.reset();
+  if (!remove_on_close_.empty()) ::unlink(remove_on_close_.c_str());
+}
+
+Status TrieRep::Make(const TrieOptions& options, const RepContext& context,
+                     std::unique_ptr<Rep>* out) {
+  const format::KeyOrder order(context.comparator);
+  if (order.kind() == format::KeyOrder::Kind::kCustom) {
+    return Status::InvalidArgument(
+        std::string(TrieOptions::kName) +
+        " orders keys by their bytes: it serves the bytewise comparator and its reverse, not " +
+        context.comparator->Name());
+  }
+  if (context.rows && options.convert_to_sst != "kDontConvert") {
+    return Status::NotSupported(
+        std::string(TrieOptions::kName) + " convert_to_sst=" + options.convert_to_sst +
+        ": stock RocksDB has no way to adopt a memtable as a table, so inside RocksDB a trie is "
+        "flushed like any memtable; use convert_to_sst=kDontConvert (dir= still places the "
+        "memtable's memory in a file)");
+  }
+  if (context.rows && !options.file.empty()) {
+    return Status::InvalidArgument(
+        std::string(TrieOptions::kName) + " file=" + options.file +
+        ": RocksDB keeps several memtables at once, so a file per memtable is made in a "
+        "directory; use dir= instead");
+  }
+  memory::VmRegionOptions ro;
+  ro.capacity = options.mem_cap;
+  ro.use_vm = options.use_vm;
+  ro.huge_pages = HugePagesOf(options.use_hugepage);
+  ro.explicit_commit = options.vm_explicit_commit;
+  std::string remove_on_close;
+  if (!options.dir.empty()) {
+    ro.path = UniqueFileIn(options.dir);
+    remove_on_close = ro.path;
+  } else if (!options.file.empty() && options.convert_to_sst != "kDumpMem") {
+    ro.path = options.file;
+    if (options.convert_to_sst == "kDontConvert") remove_on_close = ro.path;
+  }
+  std::unique_ptr<memory::VmRegion> region;
+  Status s = memory::VmRegion::Open(ro, &region);
+  if (!s.ok()) return s;
+  std::unique_ptr<Trie> trie;
+  s = Trie::Create(region.get(), context.rows ? Trie::Mode::kRows : Trie::Mode::kViews,
+                   order.kind() == format::KeyOrder::Kind::kReverseBytewise,
+                   ReserveFor(options.mem_cap), &trie);
+  if (!s.ok()) {
+    region.reset();
+    if (!remove_on_close.empty()) ::unlink(remove_on_close.c_str());
+    return s;
+  }
+  out->reset(new (std::nothrow)
+                 TrieRep(std::move(region), std::move(trie), context.rows, remove_on_close));
+  if (*out == nullptr) return Status::OutOfMemory("a trie rep could not be allocated");
+  return Status::OK();
+}
+
+Status TrieRep::Allocate(size_t len, KeyHandle* handle, char** row) {
+  Ref cell = 0;
+  Status s = trie_->AllocateCell(len, &cell, row);
+  if (!s.ok()) return s;
+  *handle = trie_->At(cell);
+  return Status::OK();
+}
+
+bool TrieRep::InsertRow(KeyHandle handle) {
+  const Ref cell = static_cast<Ref>((static_cast<char*>(handle) - region_->base()) / kUnit);
+  return trie_->InsertCell(cell).ok();
+}
+
+Status TrieRep::Add(const EntryView& entry, bool /*concurrent*/) {
+  if (rows_) return Rep::Add(entry, false);
+  return trie_->InsertView(entry);
+}
+
+void TrieRep::GetRows(std::string_view internal_key, void* arg, RowCallback callback) const {
+  const std::string_view user = internal_key.substr(0, internal_key.size() - 8);
+  const SequenceNumber seq = TagSequence(format::DecodeFixed64(internal_key.data() + user.size()));
+  Trie::ReadGuard guard(*trie_);
+  const Ref leaf = trie_->FindLeaf(user);
+  if (leaf == 0) return;
+  Ref v = trie_->Head(leaf);
+  while (v != 0 && TagSequence(trie_->Tag(v)) > seq) v = trie_->Next(v);
+  for (; v != 0; v = trie_->Next(v)) {
+    if (!callback(arg, trie_->Row(v))) return;
+  }
+}
+
+void TrieRep::Get(std::string_view internal_key, void* arg, EntryCallback callback) const {
+  if (rows_) return Rep::Get(internal_key, arg, callback);
+  const std::string_view user = internal_key.substr(0, internal_key.size() - 8);
+  const SequenceNumber seq = TagSequence(format::DecodeFixed64(internal_key.data() + user.size()));
+  Trie::ReadGuard guard(*trie_);
+  const Ref leaf = trie_->FindLeaf(user);
+  if (leaf == 0) return;
+  Ref v = trie_->Head(leaf);
+  while (v != 0 && TagSequence(trie_->Tag(v)) > seq) v = trie_->Next(v);
+  for (; v != 0; v = trie_->Next(v)) {
+    if (!callback(arg, EntryView{user, trie_->Tag(v), trie_->Value(v)})) return;
+  }
+}
+
+bool TrieRep::Contains(std::string_view internal_key) const {
+  const std::string_view user = internal_key.substr(0, internal_key.size() - 8);
+  const SequenceNumber seq = TagSequence(format::DecodeFixed64(internal_key.data() + user.size()));
+  Trie::ReadGuard guard(*trie_);
+  const Ref leaf = trie_->FindLeaf(user);
+  for (Ref v = leaf == 0 ? 0 : trie_->Head(leaf); v != 0; v = trie_->Next(v)) {
+    const SequenceNumber s = TagSequence(trie_->Tag(v));
+    if (s == seq) return true;
+    if (s < seq) return false;
+  }
+  return false;
+}
+
+Status TrieRep::RandomSample(size_t target, uint64_t seed, std::vector<const char*>* out) const {
+  // A reservoir over one ordered pass: every row has the same chance.
+  std::vector<const char*> picked;
+  std::mt19937_64 rng(seed);
+  uint64_t seen = 0;
+  try {
+    picked.reserve(std::min<uint64_t>(target, NumEntries()));
+    TrieIterator it(*trie_);
+    for (it.SeekToFirst(); it.Valid(); it.Next(), ++seen) {
+      if (picked.size() < target) {
+        picked.push_back(it.row());
+      } else {
+        const uint64_t j = std::uniform_int_distribution<uint64_t>(0, seen)(rng);
+        if (j < target) picked[j] = it.row();
+      }
+    }
+    out->insert(out->end(), picked.begin(), picked.end());
+  } catch (const std::bad_alloc&) {
+    return Status::OutOfMemory("a random sample of the trie's rows could not be kept");
+  }
+  return Status::OK();
+}
+
+std::unique_ptr<RepIterator> TrieRep::NewIterator() const {
+  return std::unique_ptr<RepIterator>(new (std::nothrow) TrieIterator(*trie_));
+}
+
+void TrieRep::Freeze() { trie_->Freeze(); }
+
+uint64_t TrieRep::ApproximateNumEntries(std::string_view start, std::string_view end) const {
+  // Counted exactly up to a bound; past it, the share of the key space the
+  // range covers (by 8-byte prefixes), times the entries.
+  constexpr uint64_t kCounted = 256;
+  TrieIterator it(*trie_);
+  uint64_t n = 0;
+  const format::KeyOrder order(trie_->reverse() ? ReverseBytewiseComparator() : nullptr);
+  for (it.Seek(start); it.Valid() && n < kCounted; it.Next(), ++n) {
+    const EntryView e = it.entry();
+    if (order.Compare(e.user_key, e.tag, end.substr(0, end.size() - 8),
+                      format::DecodeFixed64(end.data() + end.size() - 8)) >= 0) {
+      return n;
+    }
+  }
+  if (n < kCounted) return n;
+  TrieIterator first(*trie_), last(*trie_);
+  first.SeekToFirst();
+  last.SeekToLast();
+  if (!first.Valid() || !last.Valid()) return n;
+  const double lo = double(order.Prefix(first.entry().user_key));
+  const double hi = double(order.Prefix(last.entry().user_key));
+  const double a = double(order.Prefix(start.substr(0, start.size() - 8)));
+  const double b = double(order.Prefix(end.substr(0, end.size() - 8)));
+  if (hi <= lo || b <= a) return n;
+  const double share = std::clamp((std::min(b, hi) - std::max(a, lo)) / (hi - lo), 0.0, 1.0);
+  return std::max<uint64_t>(n, static_cast<uint64_t>(share * double(NumEntries())));
+}
+
+}  // namespace memrep::trie

@@ -1,0 +1,71 @@
+// TrieRep: the trie memtable representation. A Trie (trie.h) in a VmRegion
+// of its own, with both faces:
+//
+//   RocksDB face (rows):  Allocate ─► a cell [next|head|row] in the region
+//                         Insert   ─► the trie indexes the row's user key;
+//                                     the cell is the key's leaf, or a
+//                                     version in an existing leaf's list
+//   standalone (views):   Add ─► a version [next|len|tag|value] and, for a
+//                         new key, a leaf holding the key's unshared bytes
+//
+// Reads: Get and Contains descend to the key's leaf and walk its versions;
+// iterators descend again for each new key (and continue from their path
+// while no node has been replaced since).
+//
+// Thread safety: as Rep (memrep/rep.h); concurrent inserts from any number
+// of threads; readers take no lock.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "memory/vm_region.h"
+#include "memrep/rep.h"
+#include "memrep/trie.h"
+#include "trie/trie.h"
+
+namespace memrep::trie {
+
+class TrieRep final : public Rep {
+ public:
+  // REQUIRES: options.Validate().ok().
+  static Status Make(const TrieOptions& options, const RepContext& context,
+                     std::unique_ptr<Rep>* out);
+  ~TrieRep() override;
+
+  Status Allocate(size_t len, KeyHandle* handle, char** row) override;
+  bool Insert(KeyHandle handle) override { return InsertRow(handle); }
+  bool InsertConcurrently(KeyHandle handle) override { return InsertRow(handle); }
+  void GetRows(std::string_view internal_key, void* arg, RowCallback callback) const override;
+  bool Contains(std::string_view internal_key) const override;
+  Status RandomSample(size_t target, uint64_t seed, std::vector<const char*>* out) const override;
+
+  Status Add(const EntryView& entry, bool concurrent) override;
+  void Get(std::string_view internal_key, void* arg, EntryCallback callback) const override;
+
+  std::unique_ptr<RepIterator> NewIterator() const override;
+  void Freeze() override;
+  bool frozen() const override { return trie_->frozen(); }
+  size_t MemoryUsage() const override { return trie_->BytesUsed(); }
+  bool NearlyFull() const override { return trie_->BytesUsed() >= nearly_full_; }
+  uint64_t NumEntries() const override { return trie_->NumEntries(); }
+  uint64_t ApproximateNumEntries(std::string_view start, std::string_view end) const override;
+
+  const Trie& trie() const { return *trie_; }
+
+ private:
+  TrieRep(std::unique_ptr<memory::VmRegion> region, std::unique_ptr<Trie> trie, bool rows,
+          std::string remove_on_close);
+  bool InsertRow(KeyHandle handle);
+
+  std::unique_ptr<memory::VmRegion> region_;
+  std::unique_ptr<Trie> trie_;
+  const bool rows_;
+  const uint64_t nearly_full_;
+  const std::string remove_on_close_;  // a file to remove when the rep goes
+};
+
+// The bytes a trie keeps back from rows for the nodes of inserts in flight.
+uint64_t ReserveFor(uint64_t mem_cap);
+
+}  // namespace memrep::trie
