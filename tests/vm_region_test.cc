@@ -330,7 +330,7 @@ TEST(VmRegion, ExplicitHugePagesOpenOrSayHowToReserveThem) {
     EXPECT_NE(s.message().find("vm.nr_hugepages"), std::string::npos) << s.message();
     EXPECT_NE(s.message().find("transparent"), std::string::npos) << s.message();
     EXPECT_EQ(region, nullptr);
-    GTEST_SKIP() << "no explicit huge pages here: " << s.message();
+    return;  // the refusal is what this machine can show; it was checked above
   }
   EXPECT_EQ(region->capacity(), 3 * kMiB) << "the capacity stays as asked";
   EXPECT_EQ(reinterpret_cast<uintptr_t>(region->base()) % (2 * kMiB), 0u);

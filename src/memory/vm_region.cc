@@ -57,7 +57,7 @@ Status MapAnonymous(uint64_t bytes, HugePages huge_pages, char** base) {
       return Status::OutOfMemory(
           "explicit huge pages: could not map " + std::to_string(bytes) + " bytes (" +
           std::to_string(bytes / kHugePageBytes) + " pages of 2 MiB): " + ErrnoText(err) +
-          "; reserve them with sysctl vm.nr_hugepages or use huge_pages = transparent");
+          "; reserve them with sysctl vm.nr_hugepages or use transparent huge pages (the trie: use_hugepage=transparent)");
     }
     return Status::OutOfMemory("could not reserve " + std::to_string(bytes) +
                                " bytes of address space for a region: " + ErrnoText(err) +
@@ -98,7 +98,7 @@ Status VmRegion::Open(const VmRegionOptions& options, std::unique_ptr<VmRegion>*
   if (options.path.empty() && !options.use_vm && huge_pages == HugePages::kExplicit) {
     return Status::InvalidArgument(
         "explicit huge pages need use_vm=true (the allocator cannot give them); "
-        "set use_vm or use huge_pages = transparent");
+        "set use_vm or use transparent huge pages (the trie: use_hugepage=transparent)");
   }
   std::unique_ptr<VmRegion> region(new (std::nothrow) VmRegion());
   if (region == nullptr) return Status::OutOfMemory("could not allocate a region");
