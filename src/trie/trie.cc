@@ -26,15 +26,17 @@ constexpr uint32_t kFormatVersion = 1;
 
 }  // namespace
 
-Trie::Trie(memory::VmRegion* region, Mode mode, bool reverse, uint64_t reserve, Ref root)
+Trie::Trie(memory::VmRegion* region, Mode mode, bool reverse, uint64_t reserve, Ref root,
+           uint64_t chunk_bytes)
     : region_(region),
+      chunk_bytes_(chunk_bytes),
       mode_(mode),
       reverse_(reverse),
       limit_(region->capacity() > reserve ? region->capacity() - reserve : 0),
       root_(root) {}
 
 Status Trie::Create(memory::VmRegion* region, Mode mode, bool reverse, uint64_t reserve,
-                    std::unique_ptr<Trie>* out) {
+                    uint64_t chunk_bytes, std::unique_ptr<Trie>* out) {
   if (region->used() != 0 || region->read_only()) {
     return Status::InvalidArgument("a trie is created in an empty, writable region");
   }
@@ -43,7 +45,7 @@ Status Trie::Create(memory::VmRegion* region, Mode mode, bool reverse, uint64_t 
   }
   uint64_t meta_at = 0, root_at = 0;
   Status s = region->Bump(sizeof(Meta), &meta_at);
-  if (s.ok()) s = region->Bump(sizeof(Node256), &root_at);
+  if (s.ok()) s = region->Bump(kNodeBytes[static_cast<int>(Kind::kK256)], &root_at);
   if (!s.ok()) return Status::Full("the trie's region cannot hold an empty trie: " + s.ToString());
   const Ref root = static_cast<Ref>(root_at / kUnit);
   auto* n = reinterpret_cast<NodeHeader*>(region->base() + root_at);
@@ -55,24 +57,25 @@ Status Trie::Create(memory::VmRegion* region, Mode mode, bool reverse, uint64_t 
   meta->comparator = reverse ? 1 : 0;
   std::atomic_thread_fence(std::memory_order_release);
   meta->magic = Meta::kMagic;  // last: an image with the magic has the rest
-  out->reset(new (std::nothrow) Trie(region, mode, reverse, reserve, root));
+  chunk_bytes = std::clamp<uint64_t>(RoundUp4(chunk_bytes), 1024, uint64_t{1} << 20);
+  out->reset(new (std::nothrow) Trie(region, mode, reverse, reserve, root, chunk_bytes));
   if (*out == nullptr) return Status::OutOfMemory("the trie's header could not be allocated");
   return Status::OK();
 }
 
 Status Trie::Attach(memory::VmRegion* region, std::unique_ptr<Trie>* out) {
-  if (region->used() < sizeof(Meta) + sizeof(Node256)) {
+  if (region->used() < sizeof(Meta) + kNodeBytes[static_cast<int>(Kind::kK256)]) {
     return Status::Corruption("the region is too small to hold a trie");
   }
   const Meta* meta = reinterpret_cast<const Meta*>(region->base());
   if (meta->magic != Meta::kMagic || meta->format_version != kFormatVersion || meta->mode > 1 ||
       meta->comparator > 1 || meta->root == 0 ||
-      OffsetOf(meta->root) + sizeof(Node256) > region->used()) {
+      OffsetOf(meta->root) + kNodeBytes[static_cast<int>(Kind::kK256)] > region->used()) {
     return Status::Corruption("the region does not hold a memrep trie of format version " +
                               std::to_string(kFormatVersion));
   }
-  out->reset(new (std::nothrow)
-                 Trie(region, static_cast<Mode>(meta->mode), meta->comparator == 1, 0, meta->root));
+  out->reset(new (std::nothrow) Trie(region, static_cast<Mode>(meta->mode), meta->comparator == 1,
+                                     0, meta->root, 1024));
   if (*out == nullptr) return Status::OutOfMemory("the trie's header could not be allocated");
   (*out)->Freeze();
   return Status::OK();
@@ -81,21 +84,92 @@ Status Trie::Attach(memory::VmRegion* region, std::unique_ptr<Trie>* out) {
 // ---------------------------------------------------------------- memory
 
 Status Trie::Bump(uint64_t bytes, bool from_reserve, Ref* ref) {
-  uint64_t offset = 0;
-  Status s = region_->Bump(RoundUp4(bytes), from_reserve ? region_->capacity() : limit_, &offset);
-  if (!s.ok()) return s;
-  *ref = static_cast<Ref>(offset / kUnit);
-  return Status::OK();
+  bytes = RoundUp4(bytes);
+  if (from_reserve || bytes > chunk_bytes_ / 4) {
+    uint64_t offset = 0;
+    Status s = region_->Bump(bytes, from_reserve ? region_->capacity() : limit_, &offset);
+    if (!s.ok()) return s;
+    *ref = static_cast<Ref>(offset / kUnit);
+    return Status::OK();
+  }
+  // Rows, leaves and versions: from the chunk of the writer's shard, so
+  // writers share no cache line, and chunks may be blocks of replaced nodes.
+  //   span = end << 32 | cursor, in units; cursor <= end.
+  // A CAS moves the cursor; a refill (under the shard's lock, so one thread
+  // refills and the others see its chunk) installs a new span.
+  const uint64_t units = bytes / kUnit;
+  CellShard& shard = shards_[concurrency::ThreadSlot() % kShards];
+  uint64_t span = shard.span.load(std::memory_order_relaxed);
+  for (;;) {
+    const uint64_t cursor = span & 0xffffffffu, end = span >> 32;
+    if (cursor + units <= end) {
+      if (shard.span.compare_exchange_weak(span, span + units, std::memory_order_relaxed)) {
+        *ref = static_cast<Ref>(cursor);
+        return Status::OK();
+      }
+      continue;
+    }
+    std::lock_guard<std::mutex> lock(shard.refill);
+    if (shard.span.load(std::memory_order_relaxed) != span) {
+      span = shard.span.load(std::memory_order_relaxed);
+      continue;
+    }
+    uint64_t start = 0, chunk_units = 0;
+    if (!TakeFreeBlock(units, &start, &chunk_units)) {
+      uint64_t offset = 0;
+      Status s = region_->Bump(chunk_bytes_, limit_, &offset);
+      if (!s.ok()) return s;
+      start = offset / kUnit;
+      chunk_units = chunk_bytes_ / kUnit;
+    }
+    *ref = static_cast<Ref>(start);
+    shard.span.store((start + chunk_units) << 32 | (start + units), std::memory_order_relaxed);
+    return Status::OK();
+  }
 }
 
+// A block of a replaced K48 or K256 that holds `units`, as a chunk for rows
+// and leaves (nodes take the smaller kinds; see AllocNode).
+bool Trie::TakeFreeBlock(uint64_t units, uint64_t* start, uint64_t* chunk_units) {
+  if (free_blocks_.load(std::memory_order_relaxed) == 0) return false;
+  std::lock_guard<std::mutex> lock(free_mu_);
+  for (int k = static_cast<int>(Kind::kK48); k < kKinds; ++k) {
+    if (free_[k].empty() || kNodeBytes[k] / kUnit < units) continue;
+    *start = free_[k].back();
+    free_[k].pop_back();
+    free_blocks_.fetch_sub(1, std::memory_order_relaxed);
+    *chunk_units = kNodeBytes[k] / kUnit;
+    // Unreachable and unread (EpochDomain); what a cell does not write must
+    // read as zero, as fresh region memory does.
+    std::memset(At(static_cast<Ref>(*start)), 0, kNodeBytes[k]);
+    return true;
+  }
+  return false;
+}
+
+// A node comes from the free lists when they hold anything: one of its own
+// kind, else the front of a bigger block, whose rest is cut into blocks of
+// the biggest kinds that fit (so the K16s and K48s that nodes outgrew become
+// the K2s and K4s that new splits need). Else from the region.
 Status Trie::AllocNode(Kind kind, Ref* ref) {
   const int k = static_cast<int>(kind);
-  if (free_count_[k].load(std::memory_order_relaxed) != 0) {
+  if (free_blocks_.load(std::memory_order_relaxed) != 0) {
     std::lock_guard<std::mutex> lock(free_mu_);
-    if (!free_[k].empty()) {
-      *ref = free_[k].back();
-      free_[k].pop_back();
-      free_count_[k].fetch_sub(1, std::memory_order_relaxed);
+    for (int j = k; j < kKinds; ++j) {
+      if (free_[j].empty()) continue;
+      *ref = free_[j].back();
+      free_[j].pop_back();
+      uint32_t rest = kNodeBytes[j] - kNodeBytes[k];
+      Ref at = *ref + kNodeBytes[k] / kUnit;
+      for (int c = j - 1; c >= 0 && rest >= kNodeBytes[0]; --c) {
+        while (rest >= kNodeBytes[c]) {
+          free_[c].push_back(at);
+          at += kNodeBytes[c] / kUnit;
+          rest -= kNodeBytes[c];
+          free_blocks_.fetch_add(1, std::memory_order_relaxed);
+        }
+      }
+      free_blocks_.fetch_sub(1, std::memory_order_relaxed);
       // No reader holds it (EpochDomain), and it is unreachable: reset it.
       std::memset(At(*ref), 0, kNodeBytes[k]);
       NodeAt(*ref)->kind = kind;
@@ -118,7 +192,7 @@ void Trie::Retire(Ref node, Kind kind) {
   for (const Retired& r : limbo_) {
     if (r.stamp < oldest) {
       free_[static_cast<int>(r.kind)].push_back(r.node);
-      free_count_[static_cast<int>(r.kind)].fetch_add(1, std::memory_order_relaxed);
+      free_blocks_.fetch_add(1, std::memory_order_relaxed);
     } else {
       limbo_[kept++] = r;
     }
@@ -166,16 +240,18 @@ std::string_view Trie::Value(Ref version) const {
 }
 
 uint8_t Trie::PrefixByte(const NodeHeader* n, uint32_t i) const {
-  const uint32_t start = n->end_depth - n->prefix_len;
-  if (n->prefix_len <= 4) return static_cast<uint8_t>(n->prefix >> (8 * (i - start)));
+  if (n->inline_len != kLeafPrefix) {
+    const uint32_t start = n->end_depth - n->inline_len;
+    return static_cast<uint8_t>(n->prefix >> (8 * (i - start)));
+  }
   return KeyBytes(n->prefix).at(i);
 }
 
 uint32_t Trie::MatchPrefix(const NodeHeader* n, std::string_view key, uint32_t from) const {
   const uint32_t end = std::min<uint64_t>(n->end_depth, key.size());
   const auto* k = reinterpret_cast<const uint8_t*>(key.data());
-  if (n->prefix_len <= 4) {
-    const uint32_t start = n->end_depth - n->prefix_len;
+  if (n->inline_len != kLeafPrefix) {
+    const uint32_t start = n->end_depth - n->inline_len;
     for (uint32_t i = from; i < end; ++i) {
       if (k[i] != static_cast<uint8_t>(n->prefix >> (8 * (i - start)))) return i;
     }
@@ -219,120 +295,81 @@ std::string_view Trie::KeyOf(Ref leaf, const Path& path, std::string* buf) const
 
 Ref Trie::FindChild(const NodeHeader* n, uint8_t label) {
   switch (n->kind) {
+    case Kind::kK2:
     case Kind::kK4: {
-      const auto* x = reinterpret_cast<const Node4*>(n);
-      const uint32_t c = x->h.count.load(std::memory_order_acquire);
+      const uint32_t c = n->count.load(std::memory_order_acquire);
+      const uint8_t* labels = Labels(n);
       for (uint32_t i = 0; i < c; ++i) {
-        if (x->labels[i] == label) return x->children[i].load(std::memory_order_acquire);
+        if (labels[i] == label) return Children(n)[i].load(std::memory_order_acquire);
       }
       return 0;
     }
     case Kind::kK16: {
-      const auto* x = reinterpret_cast<const Node16*>(n);
-      const uint32_t c = x->h.count.load(std::memory_order_acquire);
-      const __m128i labels = _mm_loadu_si128(reinterpret_cast<const __m128i*>(x->labels));
+      const uint32_t c = n->count.load(std::memory_order_acquire);
+      const __m128i labels = _mm_loadu_si128(reinterpret_cast<const __m128i*>(Labels(n)));
       const uint32_t hits = static_cast<uint32_t>(_mm_movemask_epi8(
                                 _mm_cmpeq_epi8(labels, _mm_set1_epi8(static_cast<char>(label))))) &
                             ((uint32_t{1} << c) - 1);
       if (hits == 0) return 0;
-      return x->children[__builtin_ctz(hits)].load(std::memory_order_acquire);
+      return Children(n)[__builtin_ctz(hits)].load(std::memory_order_acquire);
     }
     case Kind::kK48: {
-      const auto* x = reinterpret_cast<const Node48*>(n);
-      const uint8_t i = x->index[label].load(std::memory_order_acquire);
-      return i == 0 ? 0 : x->children[i - 1].load(std::memory_order_acquire);
+      const uint8_t i = Index48(n)[label].load(std::memory_order_acquire);
+      return i == 0 ? 0 : Children(n)[i - 1].load(std::memory_order_acquire);
     }
     case Kind::kK256:
-      return reinterpret_cast<const Node256*>(n)->children[label].load(std::memory_order_acquire);
+      return Children(n)[label].load(std::memory_order_acquire);
   }
   return 0;
 }
 
 int Trie::FirstChild(const NodeHeader* n, int from, Ref* child) {
-  switch (n->kind) {
-    case Kind::kK4:
-    case Kind::kK16: {
-      const uint8_t* labels = n->kind == Kind::kK4 ? reinterpret_cast<const Node4*>(n)->labels
-                                                   : reinterpret_cast<const Node16*>(n)->labels;
-      const std::atomic<Ref>* children = n->kind == Kind::kK4
-                                             ? reinterpret_cast<const Node4*>(n)->children
-                                             : reinterpret_cast<const Node16*>(n)->children;
-      const uint32_t c = n->count.load(std::memory_order_acquire);
-      int best = 256;
-      uint32_t at = 0;
-      for (uint32_t i = 0; i < c; ++i) {
-        if (labels[i] >= from && labels[i] < best) best = labels[i], at = i;
-      }
-      if (best == 256) return -1;
-      *child = children[at].load(std::memory_order_acquire);
-      return best;
+  if (IsSmall(n->kind)) {
+    const uint32_t c = n->count.load(std::memory_order_acquire);
+    const uint8_t* labels = Labels(n);
+    int best = 256;
+    uint32_t at = 0;
+    for (uint32_t i = 0; i < c; ++i) {
+      if (labels[i] >= from && labels[i] < best) best = labels[i], at = i;
     }
-    case Kind::kK48: {
-      const auto* x = reinterpret_cast<const Node48*>(n);
-      for (int l = from; l < 256; ++l) {
-        const uint8_t i = x->index[l].load(std::memory_order_acquire);
-        if (i != 0) {
-          *child = x->children[i - 1].load(std::memory_order_acquire);
-          return l;
-        }
-      }
-      return -1;
-    }
-    case Kind::kK256: {
-      const auto* x = reinterpret_cast<const Node256*>(n);
-      for (int l = from; l < 256; ++l) {
-        const Ref r = x->children[l].load(std::memory_order_acquire);
-        if (r != 0) {
-          *child = r;
-          return l;
-        }
-      }
-      return -1;
+    if (best == 256) return -1;
+    *child = Children(n)[at].load(std::memory_order_acquire);
+    return best;
+  }
+  const bool k48 = n->kind == Kind::kK48;
+  for (int l = from; l < 256; ++l) {
+    const uint32_t slot = k48 ? Index48(n)[l].load(std::memory_order_acquire) : uint32_t(l) + 1;
+    if (slot == 0) continue;
+    const Ref r = Children(n)[slot - 1].load(std::memory_order_acquire);
+    if (r != 0) {
+      *child = r;
+      return l;
     }
   }
   return -1;
 }
 
 int Trie::LastChild(const NodeHeader* n, int to, Ref* child) {
-  switch (n->kind) {
-    case Kind::kK4:
-    case Kind::kK16: {
-      const uint8_t* labels = n->kind == Kind::kK4 ? reinterpret_cast<const Node4*>(n)->labels
-                                                   : reinterpret_cast<const Node16*>(n)->labels;
-      const std::atomic<Ref>* children = n->kind == Kind::kK4
-                                             ? reinterpret_cast<const Node4*>(n)->children
-                                             : reinterpret_cast<const Node16*>(n)->children;
-      const uint32_t c = n->count.load(std::memory_order_acquire);
-      int best = -1;
-      uint32_t at = 0;
-      for (uint32_t i = 0; i < c; ++i) {
-        if (labels[i] <= to && labels[i] > best) best = labels[i], at = i;
-      }
-      if (best < 0) return -1;
-      *child = children[at].load(std::memory_order_acquire);
-      return best;
+  if (IsSmall(n->kind)) {
+    const uint32_t c = n->count.load(std::memory_order_acquire);
+    const uint8_t* labels = Labels(n);
+    int best = -1;
+    uint32_t at = 0;
+    for (uint32_t i = 0; i < c; ++i) {
+      if (labels[i] <= to && labels[i] > best) best = labels[i], at = i;
     }
-    case Kind::kK48: {
-      const auto* x = reinterpret_cast<const Node48*>(n);
-      for (int l = to; l >= 0; --l) {
-        const uint8_t i = x->index[l].load(std::memory_order_acquire);
-        if (i != 0) {
-          *child = x->children[i - 1].load(std::memory_order_acquire);
-          return l;
-        }
-      }
-      return -1;
-    }
-    case Kind::kK256: {
-      const auto* x = reinterpret_cast<const Node256*>(n);
-      for (int l = to; l >= 0; --l) {
-        const Ref r = x->children[l].load(std::memory_order_acquire);
-        if (r != 0) {
-          *child = r;
-          return l;
-        }
-      }
-      return -1;
+    if (best < 0) return -1;
+    *child = Children(n)[at].load(std::memory_order_acquire);
+    return best;
+  }
+  const bool k48 = n->kind == Kind::kK48;
+  for (int l = to; l >= 0; --l) {
+    const uint32_t slot = k48 ? Index48(n)[l].load(std::memory_order_acquire) : uint32_t(l) + 1;
+    if (slot == 0) continue;
+    const Ref r = Children(n)[slot - 1].load(std::memory_order_acquire);
+    if (r != 0) {
+      *child = r;
+      return l;
     }
   }
   return -1;
@@ -344,68 +381,45 @@ bool Trie::Full(const NodeHeader* n) {
 }
 
 // REQUIRES: n locked, not Full, no child at `label`. The child is written
-// first and published by the release store of the count (K4, K16) or of the
-// index byte (K48) or the slot (K256).
+// first and published by the release store of the count (small kinds), of
+// the index byte (K48) or of the slot (K256).
 void Trie::AppendChild(NodeHeader* n, uint8_t label, Ref child) {
   const uint8_t c = n->count.load(std::memory_order_relaxed);
-  switch (n->kind) {
-    case Kind::kK4: {
-      auto* x = reinterpret_cast<Node4*>(n);
-      x->labels[c] = label;
-      x->children[c].store(child, std::memory_order_relaxed);
-      n->count.store(c + 1, std::memory_order_release);
-      return;
-    }
-    case Kind::kK16: {
-      auto* x = reinterpret_cast<Node16*>(n);
-      x->labels[c] = label;
-      x->children[c].store(child, std::memory_order_relaxed);
-      n->count.store(c + 1, std::memory_order_release);
-      return;
-    }
-    case Kind::kK48: {
-      auto* x = reinterpret_cast<Node48*>(n);
-      x->children[c].store(child, std::memory_order_relaxed);
-      n->count.store(c + 1, std::memory_order_relaxed);
-      x->index[label].store(c + 1, std::memory_order_release);
-      return;
-    }
-    case Kind::kK256:
-      reinterpret_cast<Node256*>(n)->children[label].store(child, std::memory_order_release);
-      return;
+  if (IsSmall(n->kind)) {
+    Labels(n)[c] = label;
+    Children(n)[c].store(child, std::memory_order_relaxed);
+    n->count.store(c + 1, std::memory_order_release);
+  } else if (n->kind == Kind::kK48) {
+    Children(n)[c].store(child, std::memory_order_relaxed);
+    n->count.store(c + 1, std::memory_order_relaxed);
+    Index48(n)[label].store(c + 1, std::memory_order_release);
+  } else {
+    Children(n)[label].store(child, std::memory_order_release);
   }
+}
+
+// The slot of `label` (a child there), or of the value (label < 0).
+std::atomic<Ref>* Trie::Slot(NodeHeader* n, int label) {
+  if (label < 0) return &n->value;
+  if (IsSmall(n->kind)) {
+    const uint32_t c = n->count.load(std::memory_order_relaxed);
+    for (uint32_t i = 0; i < c; ++i) {
+      if (Labels(n)[i] == label) return &Children(n)[i];
+    }
+    return nullptr;
+  }
+  if (n->kind == Kind::kK48) {
+    const uint8_t i = Index48(n)[label].load(std::memory_order_relaxed);
+    return i == 0 ? nullptr : &Children(n)[i - 1];
+  }
+  return &Children(n)[label];
 }
 
 // REQUIRES: n locked, a child at `label`.
 void Trie::SetChild(NodeHeader* n, uint8_t label, Ref child) {
-  switch (n->kind) {
-    case Kind::kK4:
-    case Kind::kK16: {
-      uint8_t* labels = n->kind == Kind::kK4 ? reinterpret_cast<Node4*>(n)->labels
-                                             : reinterpret_cast<Node16*>(n)->labels;
-      std::atomic<Ref>* children = n->kind == Kind::kK4 ? reinterpret_cast<Node4*>(n)->children
-                                                        : reinterpret_cast<Node16*>(n)->children;
-      const uint32_t c = n->count.load(std::memory_order_relaxed);
-      for (uint32_t i = 0; i < c; ++i) {
-        if (labels[i] == label) {
-          children[i].store(child, std::memory_order_release);
-          return;
-        }
-      }
-      MEMREP_ASSERT(false);
-      return;
-    }
-    case Kind::kK48: {
-      auto* x = reinterpret_cast<Node48*>(n);
-      const uint8_t i = x->index[label].load(std::memory_order_relaxed);
-      MEMREP_ASSERT(i != 0);
-      x->children[i - 1].store(child, std::memory_order_release);
-      return;
-    }
-    case Kind::kK256:
-      reinterpret_cast<Node256*>(n)->children[label].store(child, std::memory_order_release);
-      return;
-  }
+  std::atomic<Ref>* slot = Slot(n, label);
+  MEMREP_ASSERT(slot != nullptr);
+  slot->store(child, std::memory_order_release);
 }
 
 // The lock word: bit 0 locked, bit 1 obsolete. Acquire on taking it, release
@@ -466,8 +480,9 @@ Status Trie::InsertView(const EntryView& entry) {
 Status Trie::MakeLeaf(Pending* e, uint32_t from, Ref* leaf) {
   if (mode_ == Mode::kRows) {
     // The cell is the key's first version and its leaf.
+    // The cell is the key's first version, and the slot that names it the
+    // head of its versions.
     NextLink(e->version).store(0, std::memory_order_relaxed);
-    HeadLink(e->version).store(e->version, std::memory_order_relaxed);
     *leaf = e->version | kLeafBit;
     return Status::OK();
   }
@@ -540,20 +555,21 @@ Trie::Outcome Trie::SplitNode(Ref parent, uint8_t parent_label, Ref node, uint32
   Ref leaf = 0, m = 0;
   const bool key_ends = e->key.size() == at;
   *s = MakeLeaf(e, key_ends ? at : at + 1, &leaf);
-  if (s->ok()) *s = AllocNode(Kind::kK4, &m);
+  if (s->ok()) *s = AllocNode(Kind::kK2, &m);
   if (!s->ok()) {
     Unlock(p);
     return Outcome::kDone;
   }
   NodeHeader* mh = NodeAt(m);
   mh->end_depth = at;
-  mh->prefix_len = at - depth;
-  if (mh->prefix_len <= 4) {
+  if (at - depth <= 4) {
     uint32_t bytes = 0;
     for (uint32_t i = depth; i < at; ++i) bytes |= uint32_t{PrefixByte(n, i)} << (8 * (i - depth));
+    mh->inline_len = static_cast<uint8_t>(at - depth);
     mh->prefix = bytes;
   } else {
-    mh->prefix = n->prefix;  // a leaf holding [start, end) holds [depth, at)
+    mh->inline_len = kLeafPrefix;
+    mh->prefix = n->prefix;  // a leaf below n holds n's path, so [depth, at) too
   }
   AppendChild(mh, PrefixByte(n, at), node);
   if (key_ends) {
@@ -575,10 +591,7 @@ Trie::Outcome Trie::AtLeaf(Ref node, uint8_t label, Ref leaf, uint32_t depth, Pe
   const uint32_t common = std::min<uint64_t>(lk.size, key.size());
   uint32_t at = depth;
   while (at < common && lk.at(at) == static_cast<uint8_t>(key[at])) ++at;
-  if (at == lk.size && at == key.size()) {
-    *s = AddVersion(leaf, e);
-    return Outcome::kDone;
-  }
+  if (at == lk.size && at == key.size()) return AddVersion(node, label, leaf, e, s);
   NodeHeader* x = NodeAt(node);
   if (!Lock(x)) return Outcome::kRestart;
   if (FindChild(x, label) != leaf) {
@@ -588,19 +601,20 @@ Trie::Outcome Trie::AtLeaf(Ref node, uint8_t label, Ref leaf, uint32_t depth, Pe
   Ref mine = 0, m = 0;
   const bool key_ends = key.size() == at;
   *s = MakeLeaf(e, key_ends ? at : at + 1, &mine);
-  if (s->ok()) *s = AllocNode(Kind::kK4, &m);
+  if (s->ok()) *s = AllocNode(Kind::kK2, &m);
   if (!s->ok()) {
     Unlock(x);
     return Outcome::kDone;
   }
   NodeHeader* mh = NodeAt(m);
   mh->end_depth = at;
-  mh->prefix_len = at - depth;
-  if (mh->prefix_len <= 4) {
+  if (at - depth <= 4) {
     uint32_t bytes = 0;
     for (uint32_t i = depth; i < at; ++i) bytes |= uint32_t{lk.at(i)} << (8 * (i - depth));
+    mh->inline_len = static_cast<uint8_t>(at - depth);
     mh->prefix = bytes;
   } else {
+    mh->inline_len = kLeafPrefix;
     mh->prefix = leaf;
   }
   if (lk.size == at) {
@@ -659,7 +673,7 @@ Trie::Outcome Trie::AddChild(Ref parent, uint8_t parent_label, Ref node, uint8_t
   }
   NodeHeader* b = NodeAt(bigger);
   b->end_depth = x->end_depth;
-  b->prefix_len = x->prefix_len;
+  b->inline_len = x->inline_len;
   b->prefix = x->prefix;
   b->value.store(x->value.load(std::memory_order_relaxed), std::memory_order_relaxed);
   Ref child = 0;
@@ -678,16 +692,12 @@ Trie::Outcome Trie::AddChild(Ref parent, uint8_t parent_label, Ref node, uint8_t
 Trie::Outcome Trie::AddValue(Ref node, Pending* e, Status* s) {
   NodeHeader* x = NodeAt(node);
   Ref v = x->value.load(std::memory_order_acquire);
-  if (v != 0) {
-    *s = AddVersion(v, e);
-    return Outcome::kDone;
-  }
+  if (v != 0) return AddVersion(node, -1, v, e, s);
   if (!Lock(x)) return Outcome::kRestart;
   v = x->value.load(std::memory_order_relaxed);
   if (v != 0) {
     Unlock(x);
-    *s = AddVersion(v, e);
-    return Outcome::kDone;
+    return AddVersion(node, -1, v, e, s);
   }
   Ref leaf = 0;
   *s = MakeLeaf(e, static_cast<uint32_t>(e->key.size()), &leaf);
@@ -698,21 +708,53 @@ Trie::Outcome Trie::AddValue(Ref node, Pending* e, Status* s) {
 
 // The versions of a key, sequence descending: the new one goes in front of
 // the first with a smaller sequence, by a CAS on the link that points to it.
-Status Trie::AddVersion(Ref leaf, Pending* e) {
-  std::atomic<Ref>* link = &HeadLink(leaf);
-  Ref cur = link->load(std::memory_order_acquire);
+// In rows mode the head link is the slot of `label` in `node` (-1: its
+// value), which names the newest version's cell: a new newest version is set
+// there under the node's lock (slots change only under their node's lock, so
+// a node being copied cannot lose it).
+Trie::Outcome Trie::AddVersion(Ref node, int label, Ref leaf, Pending* e, Status* s) {
+  std::atomic<Ref>* link;
+  Ref cur;
+  if (mode_ == Mode::kRows) {
+    const Ref head = leaf & ~kLeafBit;
+    const uint64_t head_seq = Sequence(head);
+    if (head_seq == e->sequence) {
+      *s = Status::AlreadyExists("an entry with this user key and sequence is stored");
+      return Outcome::kDone;
+    }
+    if (head_seq < e->sequence) {
+      NodeHeader* x = NodeAt(node);
+      if (!Lock(x)) return Outcome::kRestart;
+      std::atomic<Ref>* slot = Slot(x, label);
+      if (slot == nullptr || slot->load(std::memory_order_relaxed) != leaf) {
+        Unlock(x);
+        return Outcome::kRestart;
+      }
+      NextLink(e->version).store(head, std::memory_order_relaxed);
+      slot->store(e->version | kLeafBit, std::memory_order_release);
+      Unlock(x);
+      *s = Status::OK();
+      return Outcome::kDone;
+    }
+    link = &NextLink(head);
+  } else {
+    link = &HeadLink(leaf);
+  }
+  cur = link->load(std::memory_order_acquire);
   for (;;) {
     while (cur != 0 && Sequence(cur) > e->sequence) {
       link = &NextLink(cur);
       cur = link->load(std::memory_order_acquire);
     }
     if (cur != 0 && Sequence(cur) == e->sequence) {
-      return Status::AlreadyExists("an entry with this user key and sequence is stored");
+      *s = Status::AlreadyExists("an entry with this user key and sequence is stored");
+      return Outcome::kDone;
     }
     NextLink(e->version).store(cur, std::memory_order_relaxed);
     if (link->compare_exchange_weak(cur, e->version, std::memory_order_release,
                                     std::memory_order_acquire)) {
-      return Status::OK();
+      *s = Status::OK();
+      return Outcome::kDone;
     }
   }
 }
@@ -888,7 +930,8 @@ std::string RefText(Ref r) { return (IsLeaf(r) ? "leaf@" : "node@") + std::to_st
 
 }  // namespace
 
-Status Trie::Check(uint64_t* entries) const {
+Status Trie::Check(uint64_t* entries, Census* census) const {
+  Census counted;
   const uint64_t used = region_->used();
   auto in_region = [&](Ref r, uint64_t bytes) {
     return r != 0 && OffsetOf(r) >= sizeof(Meta) && OffsetOf(r) + bytes <= used;
@@ -949,6 +992,7 @@ Status Trie::Check(uint64_t* entries) const {
       if (++n > used / 8) return Status::Corruption(RefText(leaf) + "'s versions form a cycle");
     }
     if (n == 0) return Status::Corruption(RefText(leaf) + " has no version");
+    counted.leaves++;
     versions += n;
     return Status::OK();
   };
@@ -965,12 +1009,22 @@ Status Trie::Check(uint64_t* entries) const {
       if (n->kind != Kind::kK256 && n->count.load() > kCapacity[static_cast<int>(n->kind)]) {
         return Status::Corruption(RefText(f.node) + " counts more children than it holds");
       }
-      if (n->end_depth < f.depth || n->end_depth - n->prefix_len > f.depth) {
+      if (n->end_depth < f.depth ||
+          (n->inline_len != kLeafPrefix &&
+           (n->inline_len > 4 || n->end_depth - n->inline_len > f.depth))) {
         return Status::Corruption(RefText(f.node) + "'s prefix does not cover its depth");
       }
-      if (n->prefix_len > 4 && !IsLeaf(n->prefix)) {
-        return Status::Corruption(RefText(f.node) + "'s prefix is not held by a leaf");
+      if (n->inline_len == kLeafPrefix) {
+        if (!IsLeaf(n->prefix) || !in_region(n->prefix, 12)) {
+          return Status::Corruption(RefText(f.node) + "'s prefix is not held by a leaf");
+        }
+        const LeafKey pk = KeyBytes(n->prefix);
+        if (pk.from > f.depth || pk.size < n->end_depth) {
+          return Status::Corruption(RefText(f.node) + "'s prefix leaf does not hold its prefix");
+        }
       }
+      counted.nodes[static_cast<int>(n->kind)]++;
+      counted.node_bytes += kNodeBytes[static_cast<int>(n->kind)];
       key.resize(f.key_size);
       for (uint32_t i = f.depth; i < n->end_depth; ++i) key.push_back(char(PrefixByte(n, i)));
       f.key_size = key.size();
@@ -999,10 +1053,12 @@ Status Trie::Check(uint64_t* entries) const {
       if (!s.ok()) return s;
       continue;
     }
-    if (stack.size() > used / sizeof(Node4)) return Status::Corruption("the trie has a cycle");
+    if (stack.size() > used / kNodeBytes[0]) return Status::Corruption("the trie has a cycle");
     stack.push_back(Frame{child, n->end_depth + 1, key.size(), -1});
   }
+  counted.versions = versions;
   if (entries != nullptr) *entries = versions;
+  if (census != nullptr) *census = counted;
   return Status::OK();
 }
 

@@ -71,8 +71,10 @@ class Trie {
   // kept back from rows and leaves for the nodes of inserts in flight (see
   // AllocateCell). InvalidArgument: the region is not empty or too big;
   // Full: it is too small.
+  // chunk_bytes: what a writer thread takes from the region at a time for
+  // its rows, leaves and versions (1 KiB..1 MiB).
   static Status Create(memory::VmRegion* region, Mode mode, bool reverse, uint64_t reserve,
-                       std::unique_ptr<Trie>* out);
+                       uint64_t chunk_bytes, std::unique_ptr<Trie>* out);
   // Reads the trie a region already holds (a frozen image). Corruption if
   // its meta is not a trie's.
   static Status Attach(memory::VmRegion* region, std::unique_ptr<Trie>* out);
@@ -115,7 +117,9 @@ class Trie {
   Ref FindLeaf(std::string_view key) const;
 
   // Versions: newest first.
-  Ref Head(Ref leaf) const { return HeadLink(leaf).load(std::memory_order_acquire); }
+  Ref Head(Ref leaf) const {
+    return mode_ == Mode::kRows ? leaf & ~kLeafBit : HeadLink(leaf).load(std::memory_order_acquire);
+  }
   Ref Next(Ref version) const { return NextLink(version).load(std::memory_order_acquire); }
   uint64_t Tag(Ref version) const;
   // Rows: the row of a version's cell.
@@ -153,12 +157,20 @@ class Trie {
   // Walks every node, leaf and version: Corruption naming the first fault
   // found. *entries (if given) gets the versions counted. REQUIRES: no
   // writer runs.
-  Status Check(uint64_t* entries = nullptr) const;
+  struct Census {
+    uint64_t nodes[kKinds] = {};
+    uint64_t node_bytes = 0;
+    uint64_t leaves = 0;
+    uint64_t versions = 0;
+  };
+  Status Check(uint64_t* entries = nullptr, Census* census = nullptr) const;
 
   char* At(Ref r) const { return region_->base() + OffsetOf(r); }
 
  private:
-  Trie(memory::VmRegion* region, Mode mode, bool reverse, uint64_t reserve, Ref root);
+  Trie(memory::VmRegion* region, Mode mode, bool reverse, uint64_t reserve, Ref root,
+       uint64_t chunk_bytes);
+  bool TakeFreeBlock(uint64_t units, uint64_t* start, uint64_t* chunk_units);
 
   enum class Outcome { kDone, kRestart };
   struct Pending;  // an insert on its way down
@@ -171,7 +183,8 @@ class Trie {
   Outcome AddChild(Ref parent, uint8_t parent_label, Ref node, uint8_t label, Pending* e,
                    Status* s);
   Outcome AddValue(Ref node, Pending* e, Status* s);
-  Status AddVersion(Ref leaf, Pending* e);
+  Outcome AddVersion(Ref node, int label, Ref leaf, Pending* e, Status* s);
+  static std::atomic<Ref>* Slot(NodeHeader* n, int label);
   // The leaf for the pending key, its key bytes kept from depth `from`.
   Status MakeLeaf(Pending* e, uint32_t from, Ref* leaf);
 
@@ -217,6 +230,7 @@ class Trie {
   void CountEntry();
 
   memory::VmRegion* const region_;
+  const uint64_t chunk_bytes_;
   const Mode mode_;
   const bool reverse_;
   const uint64_t limit_;  // what rows and leaves may use of the region
@@ -234,7 +248,14 @@ class Trie {
   std::mutex free_mu_;
   std::vector<Retired> limbo_;
   std::vector<Ref> free_[kKinds];
-  std::atomic<uint32_t> free_count_[kKinds] = {};
+  std::atomic<uint64_t> free_blocks_{0};  // in free_, for a check without the lock
+
+  static constexpr size_t kShards = 16;
+  struct alignas(concurrency::kCacheLine) CellShard {
+    std::atomic<uint64_t> span{0};
+    std::mutex refill;
+  };
+  CellShard shards_[kShards];
 
   static constexpr size_t kCounterShards = 16;
   struct alignas(concurrency::kCacheLine) Counter {

@@ -36,6 +36,13 @@ memory::VmRegionOptions::HugePages HugePagesOf(const std::string& v) {
 
 uint64_t ReserveFor(uint64_t mem_cap) { return std::min(kReserve, mem_cap / 16); }
 
+// A writer's chunk: 1/1024 of the memtable, within [4 KiB, 64 KiB], so the
+// partly filled chunks of a few writers are a small part of any memtable.
+uint64_t ChunkBytesFor(uint64_t write_buffer_size) {
+  if (write_buffer_size == 0) write_buffer_size = uint64_t{64} << 20;
+  return std::clamp<uint64_t>(write_buffer_size / 1024, 4096, 65536);
+}
+
 TrieRep::TrieRep(std::unique_ptr<memory::VmRegion> region, std::unique_ptr<Trie> trie, bool rows,
                  std::string remove_on_close)
     : region_(std::move(region)),
@@ -91,7 +98,7 @@ Status TrieRep::Make(const TrieOptions& options, const RepContext& context,
   std::unique_ptr<Trie> trie;
   s = Trie::Create(region.get(), context.rows ? Trie::Mode::kRows : Trie::Mode::kViews,
                    order.kind() == format::KeyOrder::Kind::kReverseBytewise,
-                   ReserveFor(options.mem_cap), &trie);
+                   ReserveFor(options.mem_cap), ChunkBytesFor(context.write_buffer_size), &trie);
   if (!s.ok()) {
     region.reset();
     if (!remove_on_close.empty()) ::unlink(remove_on_close.c_str());

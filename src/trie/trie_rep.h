@@ -67,5 +67,7 @@ class TrieRep final : public Rep {
 
 // The bytes a trie keeps back from rows for the nodes of inserts in flight.
 uint64_t ReserveFor(uint64_t mem_cap);
+// The chunk a writer thread takes at a time, for a memtable of this size.
+uint64_t ChunkBytesFor(uint64_t write_buffer_size);
 
 }  // namespace memrep::trie
