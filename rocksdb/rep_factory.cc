@@ -129,12 +129,10 @@ rdb::Status RepFactory::ValidateOptions(const rdb::DBOptions& db_opts,
         "rocksdb.ReverseBytewiseComparator), but this column family uses " +
         cmp->Name() + "; use the skip_list memtable for it");
   }
-  const uint64_t limit = spec_.traits().max_memtable_bytes;
-  if (limit != 0 && cf_opts.write_buffer_size > limit) {
-    return rdb::Status::InvalidArgument(
-        spec_.name() + " takes a write_buffer_size of at most " + std::to_string(limit) +
-        " bytes (it addresses its entries with 32-bit references); this column family has " +
-        std::to_string(cf_opts.write_buffer_size));
+  const memrep::Status fits = spec_.CheckWriteBufferSize(cf_opts.write_buffer_size);
+  if (!fits.ok()) {
+    return rdb::Status::InvalidArgument(fits.message() +
+                                        " (this column family's write_buffer_size)");
   }
   // Size the reps from the column family's write buffer (the largest, if one
   // factory serves several).

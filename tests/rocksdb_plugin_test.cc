@@ -254,6 +254,25 @@ TEST_F(PluginDbTest, AWriteBufferBeyondTheRowRegionIsRefusedAtOpen) {
   delete raw;
 }
 
+TEST_F(PluginDbTest, AWriteBufferThatCannotFitTheTriesRegionIsRefusedAtOpen) {
+  std::shared_ptr<rdb::MemTableRepFactory> trie;
+  ASSERT_TRUE(NewRepFactory("id=memrep.Trie; mem_cap=64M", &trie).ok());
+  rdb::Options options;
+  options.create_if_missing = true;
+  options.memtable_factory = trie;
+  options.write_buffer_size = 60 << 20;  // more than 3/4 of 64 MiB
+  rdb::DB* raw = nullptr;
+  rdb::Status s = rdb::DB::Open(options, path_, &raw);
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.ToString().find("raise mem_cap to at least"), std::string::npos) << s.ToString();
+  delete raw;
+  raw = nullptr;
+  options.write_buffer_size = 48 << 20;  // exactly 3/4 fits
+  s = rdb::DB::Open(options, path_, &raw);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  delete raw;
+}
+
 // A case-folding order: a user comparator the plugin cannot recognise.
 class CaseFoldingComparator final : public rdb::Comparator {
  public:

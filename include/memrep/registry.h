@@ -85,6 +85,11 @@ class MEMREP_EXPORT RepSpec {
   // InvalidArgument saying why not and what to use instead.
   Status CheckComparator(const UserKeyComparator* comparator) const;
 
+  // Whether a memtable of `write_buffer_size` bytes fits this rep with these
+  // options (its addressing limit, a region's capacity): OK, or
+  // InvalidArgument naming both sizes and what to change.
+  Status CheckWriteBufferSize(uint64_t write_buffer_size) const;
+
   // Builds the rep: CheckComparator's error, OutOfMemory, or OK.
   Status NewRep(const RepContext& context, std::unique_ptr<Rep>* out) const;
 

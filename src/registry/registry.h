@@ -33,6 +33,11 @@ struct Registration {
   // thresholds that make every background path of the rep run in small
   // tests ("seal_threshold=3;max_runs=3").
   std::vector<std::string> conformance_options;
+  // Optional: OK if a memtable of write_buffer_size bytes fits a rep with
+  // these options, else InvalidArgument saying what to change (a rep whose
+  // capacity is an option). traits.max_memtable_bytes is checked first.
+  Status (*check_write_buffer_size)(const AnyOptions& options, uint64_t write_buffer_size) =
+      nullptr;
   // Builds a rep from options that the table validated.
   Status (*make)(const AnyOptions& options, const RepContext& context,
                  std::unique_ptr<Rep>* out) = nullptr;

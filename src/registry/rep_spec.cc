@@ -203,6 +203,19 @@ std::string RepSpec::ToString() const {
   return "id=" + impl_->rep->name + (options.empty() ? "" : ";" + options);
 }
 
+Status RepSpec::CheckWriteBufferSize(uint64_t write_buffer_size) const {
+  const uint64_t limit = traits().max_memtable_bytes;
+  if (limit != 0 && write_buffer_size > limit) {
+    return Status::InvalidArgument(
+        name() + " takes a write_buffer_size of at most " + std::to_string(limit) +
+        " bytes (it addresses its entries with 32-bit references), not " +
+        std::to_string(write_buffer_size));
+  }
+  const registry::Registration& r = *impl_->rep;
+  if (r.check_write_buffer_size == nullptr) return Status::OK();
+  return r.check_write_buffer_size(impl_->options, write_buffer_size);
+}
+
 Status RepSpec::CheckComparator(const UserKeyComparator* comparator) const {
   const format::KeyOrder order(comparator);
   if (order.kind() != format::KeyOrder::Kind::kCustom) return Status::OK();

@@ -86,6 +86,22 @@ void NoteIgnored(const TrieOptions& o) {
   });
 }
 
+// RocksDB switches a memtable once its memory usage (the region's used
+// bytes) reaches write_buffer_size; a quarter of mem_cap stays for what
+// writers in flight add meanwhile and for the trie's nodes.
+Status CheckWriteBufferSize(const registry::AnyOptions& options, uint64_t write_buffer_size) {
+  const uint64_t mem_cap = options.As<TrieOptions>().mem_cap;
+  const uint64_t fits =
+      mem_cap / TrieOptions::kWriteBufferShareDen * TrieOptions::kWriteBufferShareNum;
+  if (write_buffer_size <= fits) return Status::OK();
+  return Status::InvalidArgument(
+      std::string(TrieOptions::kName) + " with mem_cap=" + std::to_string(mem_cap) +
+      " holds a write_buffer_size of at most " + std::to_string(fits) +
+      " bytes (3/4 of mem_cap), not " + std::to_string(write_buffer_size) +
+      "; raise mem_cap to at least " + std::to_string((write_buffer_size / 3 + 1) * 4) +
+      " or lower write_buffer_size");
+}
+
 Status Make(const registry::AnyOptions& options, const RepContext& context,
             std::unique_ptr<Rep>* out) {
   const TrieOptions& o = options.As<TrieOptions>();
@@ -114,9 +130,10 @@ const registry::Registration& RepRegistration() {
     r.options = &OptionTableOf();
     r.positional_option = "mem_cap";
     r.conformance_options = {
-        // A small region: the reserve and the nearly-full signal come early.
-        "mem_cap=16M",
+        // The smallest region RocksDB's default 64 MiB write buffer fits in.
+        "mem_cap=86M; use_vm=false",
     };
+    r.check_write_buffer_size = CheckWriteBufferSize;
     r.make = Make;
     return r;
   }();

@@ -8,6 +8,17 @@
 
 #include "util/assert.h"
 
+#if defined(__SANITIZE_THREAD__)
+#define MEMREP_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define MEMREP_TSAN 1
+#endif
+#endif
+#ifndef MEMREP_TSAN
+#define MEMREP_TSAN 0
+#endif
+
 namespace memrep::trie {
 
 // An insert on its way down: the key, and what it brings (a row's cell, or
@@ -97,6 +108,12 @@ Status Trie::Bump(uint64_t bytes, bool from_reserve, Ref* ref) {
   //   span = end << 32 | cursor, in units; cursor <= end.
   // A CAS moves the cursor; a refill (under the shard's lock, so one thread
   // refills and the others see its chunk) installs a new span.
+  // Once the region has refused a chunk, every writer stops taking rows,
+  // also from the chunks it holds: only the inserts whose rows are already
+  // allocated (one per writer thread) draw on the reserve for their nodes.
+  if (exhausted_.load(std::memory_order_relaxed)) {
+    return Status::Full("the trie's region is full: switch to a new memtable");
+  }
   const uint64_t units = bytes / kUnit;
   CellShard& shard = shards_[concurrency::ThreadSlot() % kShards];
   uint64_t span = shard.span.load(std::memory_order_relaxed);
@@ -118,7 +135,10 @@ Status Trie::Bump(uint64_t bytes, bool from_reserve, Ref* ref) {
     if (!TakeFreeBlock(units, &start, &chunk_units)) {
       uint64_t offset = 0;
       Status s = region_->Bump(chunk_bytes_, limit_, &offset);
-      if (!s.ok()) return s;
+      if (!s.ok()) {
+        if (s.IsFull()) exhausted_.store(true, std::memory_order_relaxed);
+        return s;
+      }
       start = offset / kUnit;
       chunk_units = chunk_bytes_ / kUnit;
     }
@@ -306,6 +326,14 @@ Ref Trie::FindChild(const NodeHeader* n, uint8_t label) {
     }
     case Kind::kK16: {
       const uint32_t c = n->count.load(std::memory_order_acquire);
+#if MEMREP_TSAN
+      // The vector load below also reads the labels past `count`, which a
+      // writer may be writing; harmless (masked off), but a race to TSan.
+      for (uint32_t i = 0; i < c; ++i) {
+        if (Labels(n)[i] == label) return Children(n)[i].load(std::memory_order_acquire);
+      }
+      return 0;
+#endif
       const __m128i labels = _mm_loadu_si128(reinterpret_cast<const __m128i*>(Labels(n)));
       const uint32_t hits = static_cast<uint32_t>(_mm_movemask_epi8(
                                 _mm_cmpeq_epi8(labels, _mm_set1_epi8(static_cast<char>(label))))) &
@@ -479,7 +507,6 @@ Status Trie::InsertView(const EntryView& entry) {
 
 Status Trie::MakeLeaf(Pending* e, uint32_t from, Ref* leaf) {
   if (mode_ == Mode::kRows) {
-    // The cell is the key's first version and its leaf.
     // The cell is the key's first version, and the slot that names it the
     // head of its versions.
     NextLink(e->version).store(0, std::memory_order_relaxed);
@@ -536,6 +563,7 @@ Trie::Outcome Trie::TryInsert(Pending* e, Status* s) {
     parent_label = label;
     node = child;
     depth = end + 1;
+    PrefetchSlot(child, key, depth);
   }
 }
 
@@ -774,6 +802,7 @@ Ref Trie::FindLeaf(std::string_view key) const {
     if (IsLeaf(child)) return CompareLeaf(child, key, end + 1) == 0 ? child : 0;
     node = child;
     depth = end + 1;
+    PrefetchSlot(child, key, depth);
   }
 }
 
@@ -842,6 +871,16 @@ Ref Trie::Retreat(Path* path) const {
   return 0;
 }
 
+void Trie::PrefetchNeighbour(const Path& path, bool forward) const {
+  if (path.empty() || path.back().label < 0) return;
+  const Step& step = path.back();
+  const NodeHeader* n = NodeAt(step.node);
+  Ref child = 0;
+  const int l = forward ? (step.label < 255 ? FirstChild(n, step.label + 1, &child) : -1)
+                        : LastChild(n, step.label - 1, &child);
+  if (l >= 0 && IsLeaf(child)) __builtin_prefetch(At(child));
+}
+
 Ref Trie::First(Path* path) const {
   path->clear();
   return Descend(root_, 0, true, path);
@@ -883,6 +922,7 @@ Ref Trie::LowerBound(std::string_view key, bool strict, Path* path) const {
     }
     node = child;
     depth = end + 1;
+    PrefetchSlot(child, key, depth);
   }
 }
 
@@ -919,6 +959,7 @@ Ref Trie::LastLE(std::string_view key, bool strict, Path* path) const {
     }
     node = child;
     depth = end + 1;
+    PrefetchSlot(child, key, depth);
   }
 }
 

@@ -143,6 +143,9 @@ class Trie {
   Ref Last(Path* path) const;
   Ref Advance(Path* path) const;  // the leaf after the path's
   Ref Retreat(Path* path) const;  // the leaf before the path's
+  // Starts loading the leaf after (before) the path's, if it is the next
+  // child of the path's last node, so a scan's next step finds it in cache.
+  void PrefetchNeighbour(const Path& path, bool forward) const;
   // A leaf's whole user key: in the row (rows), or assembled from the path
   // that reached it into *buf (views).
   std::string_view KeyOf(Ref leaf, const Path& path, std::string* buf) const;
@@ -188,6 +191,16 @@ class Trie {
   // The leaf for the pending key, its key bytes kept from depth `from`.
   Status MakeLeaf(Pending* e, uint32_t from, Ref* leaf);
 
+  // A node's header and the child slot a K256 without a prefix would use
+  // next are on different cache lines: start loading both at once (a guess;
+  // a prefetch never faults).
+  void PrefetchSlot(Ref node, std::string_view key, uint32_t depth) const {
+    const char* n = At(node);
+    __builtin_prefetch(n);
+    if (depth < key.size()) {
+      __builtin_prefetch(n + kChildren256At + 4 * static_cast<uint8_t>(key[depth]));
+    }
+  }
   NodeHeader* NodeAt(Ref r) const { return reinterpret_cast<NodeHeader*>(At(r)); }
   std::atomic<Ref>& HeadLink(Ref leaf) const {
     return *reinterpret_cast<std::atomic<Ref>*>(At(leaf) + 4);
@@ -231,6 +244,7 @@ class Trie {
 
   memory::VmRegion* const region_;
   const uint64_t chunk_bytes_;
+  std::atomic<bool> exhausted_{false};  // the region refused a chunk for rows
   const Mode mode_;
   const bool reverse_;
   const uint64_t limit_;  // what rows and leaves may use of the region

@@ -17,6 +17,7 @@ void TrieIterator::Land(Ref leaf, bool newest) {
     return;
   }
   buf_ ^= 1;
+  t_.PrefetchNeighbour(path_, forward_hint_ != reverse_);
   key_ = t_.KeyOf(leaf, path_, &bufs_[buf_]);
   version_ = t_.Head(leaf);
   if (!newest) {
@@ -26,6 +27,7 @@ void TrieIterator::Land(Ref leaf, bool newest) {
 
 // REQUIRES: a ReadGuard, Begin() called, Valid().
 Ref TrieIterator::Following(bool forward) {
+  forward_hint_ = forward;
   const bool bytes_up = forward != reverse_;
   if (PathValid()) return bytes_up ? t_.Advance(&path_) : t_.Retreat(&path_);
   // key_ points into the row or into bufs_[buf_]; Land assembles the next

@@ -6,8 +6,8 @@
 // and the key (in the row, or assembled in its own buffer). Each call reads
 // nodes inside a ReadGuard: it continues from the path of the last call if
 // no node has been replaced since (always, once frozen), else it descends
-// again from the root with the key. So Next and Prev move in strict order,
-// and a positioning call sees every insert that returned before it.
+// again from the root with the key. Once frozen, nothing is replaced. So Next and Prev move in
+// strict order, and a positioning call sees every insert that returned before it.
 #pragma once
 
 #include <string>
@@ -39,7 +39,9 @@ class TrieIterator final : public RepIterator {
   // The leaf after (before) the current one in the rep's order.
   Ref Following(bool forward);
   // The path of the last call is still good: no node replaced since.
-  bool PathValid() const { return path_ok_ && (t_.frozen() || t_.Replacements() == stamp_); }
+  // (Frozen or not: a node replaced before Freeze, after the path was
+  // taken, may be reused by then.)
+  bool PathValid() const { return path_ok_ && t_.Replacements() == stamp_; }
   void Begin() { stamp_ = t_.Replacements(); }
 
   const Trie& t_;
@@ -52,6 +54,7 @@ class TrieIterator final : public RepIterator {
   std::string_view key_;
   std::string bufs_[2];
   int buf_ = 0;
+  bool forward_hint_ = true;  // the direction of the last move: where to prefetch
 };
 
 }  // namespace memrep::trie
