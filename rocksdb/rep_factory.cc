@@ -129,6 +129,11 @@ rdb::Status RepFactory::ValidateOptions(const rdb::DBOptions& db_opts,
         "rocksdb.ReverseBytewiseComparator), but this column family uses " +
         cmp->Name() + "; use the skip_list memtable for it");
   }
+  const memrep::Status face = spec_.CheckRowsFace();
+  if (!face.ok()) {
+    return face.IsNotSupported() ? rdb::Status::NotSupported(face.message())
+                                 : rdb::Status::InvalidArgument(face.message());
+  }
   const memrep::Status fits = spec_.CheckWriteBufferSize(cf_opts.write_buffer_size);
   if (!fits.ok()) {
     return rdb::Status::InvalidArgument(fits.message() +

@@ -273,6 +273,27 @@ TEST_F(PluginDbTest, AWriteBufferThatCannotFitTheTriesRegionIsRefusedAtOpen) {
   delete raw;
 }
 
+TEST_F(PluginDbTest, ATrieTableConversionOrOneFileIsRefusedWhenTheDbOpens) {
+  const std::pair<const char*, bool> cases[] = {
+      {"id=memrep.Trie; convert_to_sst=kFileMmap; file=/tmp/memrep-never-made", true},
+      {"id=memrep.Trie; file=/tmp/memrep-never-made", false},
+  };
+  for (const auto& [spec, not_supported] : cases) {
+    std::shared_ptr<rdb::MemTableRepFactory> trie;
+    ASSERT_TRUE(NewRepFactory(spec, &trie).ok()) << spec;
+    rdb::Options options;
+    options.create_if_missing = true;
+    options.memtable_factory = trie;
+    rdb::DB* raw = nullptr;
+    rdb::Status s = rdb::DB::Open(options, path_, &raw);
+    EXPECT_EQ(s.IsNotSupported(), not_supported) << spec << ": " << s.ToString();
+    EXPECT_EQ(s.IsInvalidArgument(), !not_supported) << spec << ": " << s.ToString();
+    EXPECT_NE(s.ToString().find(not_supported ? "adopt a memtable" : "use dir="), std::string::npos)
+        << s.ToString();
+    delete raw;
+  }
+}
+
 // A case-folding order: a user comparator the plugin cannot recognise.
 class CaseFoldingComparator final : public rdb::Comparator {
  public:

@@ -90,6 +90,10 @@ class MEMREP_EXPORT RepSpec {
   // InvalidArgument naming both sizes and what to change.
   Status CheckWriteBufferSize(uint64_t write_buffer_size) const;
 
+  // Whether these options can serve the RocksDB face (rows): OK, or why not
+  // (a trie's table conversion, for one).
+  Status CheckRowsFace() const;
+
   // Builds the rep: CheckComparator's error, OutOfMemory, or OK.
   Status NewRep(const RepContext& context, std::unique_ptr<Rep>* out) const;
 

@@ -13,13 +13,15 @@
 // it finds its own slot free; with more than kSlots guards at once it waits.
 //
 // Invariants and memory orders:
-//  1. A slot holds 0 (free) or the epoch its guard read when it claimed the
-//     slot. The claim is a seq_cst CAS and Reclaim reads slots with seq_cst
-//     loads, after the retired objects were unlinked and the epoch advanced
-//     with a seq_cst fetch_add. So either Reclaim sees the claim, or the
-//     claim (and everything the guard reads after it) comes after the
-//     advance in the single total order, and the guard cannot reach an
-//     object unlinked before it.
+//  1. A slot holds 0 (free) or an epoch its guard read. A guard announces
+//     with a seq_cst CAS, then reads the epoch again (seq_cst) until it reads
+//     what it announced. Reclaim advances the epoch with a seq_cst RMW after
+//     unlinking, then reads the slots with seq_cst loads. If the guard's
+//     last read of the epoch reads the Advance's value (or a later one), it
+//     synchronizes with the Advance, so everything unlinked before it is
+//     unlinked for this guard; if it reads an older value, it precedes the
+//     Advance in the single total order, the announcement precedes it too,
+//     and Reclaim's scan sees the announcement (an epoch <= the stamp).
 //  2. An object retired with stamp r (the epoch before the advance that
 //     followed its unlinking) is handed back only when every claimed slot
 //     holds an epoch > r: that guard claimed its slot after the advance past
@@ -85,8 +87,17 @@ class EpochDomain {
     uint32_t i = ThreadSlot() % kSlots;
     for (;;) {
       uint64_t expected = 0;
-      const uint64_t e = epoch_.load(std::memory_order_seq_cst);
+      uint64_t e = epoch_.load(std::memory_order_seq_cst);
       if (slots_[i].epoch.compare_exchange_strong(expected, e, std::memory_order_seq_cst)) {
+        // Read the epoch again until it matches the announcement: the last
+        // read then either reads from (or after) an Advance, which makes the
+        // unlinking before that Advance visible to this guard's reads, or
+        // precedes it, and then so does the announcement (invariant 1).
+        for (uint64_t now = epoch_.load(std::memory_order_seq_cst); now != e;
+             now = epoch_.load(std::memory_order_seq_cst)) {
+          e = now;
+          slots_[i].epoch.store(e, std::memory_order_seq_cst);
+        }
         return i;
       }
       i = (i + 1) % kSlots;

@@ -38,6 +38,10 @@ struct Registration {
   // capacity is an option). traits.max_memtable_bytes is checked first.
   Status (*check_write_buffer_size)(const AnyOptions& options, uint64_t write_buffer_size) =
       nullptr;
+  // Optional: OK if these options can serve the RocksDB face (rows), else
+  // NotSupported or InvalidArgument saying why and what to use instead; run
+  // when a DB opens, so a rep is never refused later, when a memtable is made.
+  Status (*check_rows_face)(const AnyOptions& options) = nullptr;
   // Builds a rep from options that the table validated.
   Status (*make)(const AnyOptions& options, const RepContext& context,
                  std::unique_ptr<Rep>* out) = nullptr;

@@ -216,6 +216,11 @@ Status RepSpec::CheckWriteBufferSize(uint64_t write_buffer_size) const {
   return r.check_write_buffer_size(impl_->options, write_buffer_size);
 }
 
+Status RepSpec::CheckRowsFace() const {
+  const registry::Registration& r = *impl_->rep;
+  return r.check_rows_face == nullptr ? Status::OK() : r.check_rows_face(impl_->options);
+}
+
 Status RepSpec::CheckComparator(const UserKeyComparator* comparator) const {
   const format::KeyOrder order(comparator);
   if (order.kind() != format::KeyOrder::Kind::kCustom) return Status::OK();

@@ -86,6 +86,31 @@ void NoteIgnored(const TrieOptions& o) {
   });
 }
 
+}  // namespace
+
+Status CheckRowsFace(const TrieOptions& options) {
+  if (options.convert_to_sst != "kDontConvert") {
+    return Status::NotSupported(
+        std::string(TrieOptions::kName) + " convert_to_sst=" + options.convert_to_sst +
+        ": stock RocksDB has no way to adopt a memtable as a table, so inside RocksDB a trie is "
+        "flushed like any memtable; use convert_to_sst=kDontConvert (dir= still places the "
+        "memtable's memory in a file)");
+  }
+  if (!options.file.empty()) {
+    return Status::InvalidArgument(
+        std::string(TrieOptions::kName) + " file=" + options.file +
+        ": RocksDB keeps several memtables at once, so a file per memtable is made in a "
+        "directory; use dir= instead");
+  }
+  return Status::OK();
+}
+
+namespace {
+
+Status CheckRowsFaceOf(const registry::AnyOptions& options) {
+  return CheckRowsFace(options.As<TrieOptions>());
+}
+
 // RocksDB switches a memtable once its memory usage (the region's used
 // bytes) reaches write_buffer_size; a quarter of mem_cap stays for what
 // writers in flight add meanwhile and for the trie's nodes.
@@ -134,6 +159,7 @@ const registry::Registration& RepRegistration() {
         "mem_cap=86M; use_vm=false",
     };
     r.check_write_buffer_size = CheckWriteBufferSize;
+    r.check_rows_face = CheckRowsFaceOf;
     r.make = Make;
     return r;
   }();

@@ -2,6 +2,7 @@
 // constructor.
 #pragma once
 
+#include "memrep/trie.h"
 #include "registry/registry.h"
 
 namespace memrep::trie {
@@ -9,5 +10,8 @@ namespace memrep::trie {
 const registry::Registration& RepRegistration();
 // The table of TrieOptions.
 const registry::OptionTable& OptionTableOf();
+// OK if these options can serve the RocksDB face: NotSupported for a table
+// conversion (stock RocksDB cannot adopt one), InvalidArgument for file=.
+Status CheckRowsFace(const TrieOptions& options);
 
 }  // namespace memrep::trie
