@@ -5,6 +5,7 @@
 #include <rocksdb/comparator.h>
 #include <rocksdb/db.h>
 #include <rocksdb/listener.h>
+#include <rocksdb/write_batch.h>
 
 #include <filesystem>
 #include <memory>
@@ -251,6 +252,48 @@ TEST(OverflowDb, ARepThatFillsUpBeforeTheWriteBufferIsSwitchedAndLosesNothing) {
   uint64_t active = 0;
   ASSERT_TRUE(db->GetIntProperty("rocksdb.num-entries-active-mem-table", &active));
   EXPECT_LT(active, static_cast<uint64_t>(kKeys)) << "flushes so far: " << flushes->count.load();
+  db.reset();
+  std::filesystem::remove_all(path);
+}
+
+// A trie whose region fills within one write batch (RocksDB switches
+// memtables only between batches): Allocate says Full, the rows go to the
+// overflow, and every write of the batch reads back.
+TEST(OverflowDb, ATrieWhoseRegionFillsInOneBatchLosesNothing) {
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("memrep_trie_overflow_" + std::to_string(::getpid())))
+                               .string();
+  std::filesystem::remove_all(path);
+  rdb::Options options;
+  options.create_if_missing = true;
+  options.write_buffer_size = 768 << 10;  // 3/4 of the region, as allowed
+  ASSERT_TRUE(NewRepFactory("id=memrep.Trie; mem_cap=1M", &options.memtable_factory).ok());
+  rdb::DB* raw = nullptr;
+  ASSERT_TRUE(rdb::DB::Open(options, path, &raw).ok());
+  std::unique_ptr<rdb::DB> db(raw);
+  rdb::WriteOptions write;
+  write.disableWAL = true;
+  constexpr int kKeys = 4000;  // about 2 MiB of rows in one batch
+  rdb::WriteBatch batch;
+  for (int i = 0; i < kKeys; ++i) {
+    ASSERT_TRUE(batch.Put(NumberKey(i), std::string(500, 'a' + i % 26)).ok());
+  }
+  ASSERT_TRUE(db->Write(write, &batch).ok());
+  for (int i = 0; i < kKeys; ++i) {
+    std::string v;
+    ASSERT_TRUE(db->Get(rdb::ReadOptions(), NumberKey(i), &v).ok()) << i;
+    ASSERT_EQ(v, std::string(500, 'a' + i % 26)) << i;
+  }
+  std::unique_ptr<rdb::Iterator> it(db->NewIterator(rdb::ReadOptions()));
+  int n = 0;
+  for (it->SeekToFirst(); it->Valid(); it->Next()) ASSERT_EQ(it->key().ToString(), NumberKey(n++));
+  EXPECT_EQ(n, kKeys);
+  it.reset();
+  // Later writes go to a new memtable; the full one flushes like any other.
+  ASSERT_TRUE(db->Put(write, "after", "x").ok());
+  ASSERT_TRUE(db->Flush(rdb::FlushOptions()).ok());
+  std::string v;
+  ASSERT_TRUE(db->Get(rdb::ReadOptions(), NumberKey(kKeys - 1), &v).ok());
   db.reset();
   std::filesystem::remove_all(path);
 }
