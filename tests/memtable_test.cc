@@ -147,7 +147,7 @@ TEST(MemTable, FreezeThenDrainInOrder) {
   auto t = Open();
   for (int i = 99; i >= 0; --i) ASSERT_TRUE(t->Put(std::to_string(1000 + i), "v", i + 1).ok());
   EXPECT_TRUE(t->Drain([](const EntryView&) {}).IsInvalidArgument());
-  t->Freeze();
+  ASSERT_TRUE(t->Freeze().ok());
   Status s = t->Put("late", "v", 1000);
   EXPECT_TRUE(s.IsFrozen()) << s.ToString();
   std::vector<std::string> keys;

@@ -58,7 +58,10 @@ class Stress {
       old = std::move(current_);
       current_ = next;
     }
-    if (old != nullptr) old->mt->Freeze();  // readers may still be reading it
+    if (old != nullptr) {
+      const Status frozen = old->mt->Freeze();  // readers may still be reading it
+      EXPECT_TRUE(frozen.ok()) << frozen.ToString();
+    }
   }
 
  private:

@@ -162,7 +162,10 @@ class MEMREP_EXPORT MemTable {
   // Makes the table read-only: waits for writes in progress (a write that
   // started before lands and is visible), refuses later ones with Frozen,
   // and lets the rep sort itself for the flush. Never waits for that sort.
-  void Freeze();
+  // Returns the rep's FreezeResult: OK, or why a conversion the rep was
+  // configured for failed (the trie's table file: convert_to_sst); the table
+  // is frozen and readable either way. Calling it again returns the same.
+  Status Freeze();
   bool frozen() const;
 
   // Calls fn on every record in order: the flush of a frozen table to a sorted

@@ -212,6 +212,11 @@ class MEMREP_EXPORT Rep {
   virtual std::unique_ptr<RepIterator> NewIterator() const = 0;
   // Contract point 6.
   virtual void Freeze() = 0;
+  // OK, or why the conversion a rep was asked to make at Freeze failed (a
+  // table file it could not write: IOError, Full, ...). The rep is frozen
+  // and readable either way. Reps that convert nothing keep the default.
+  // REQUIRES: Freeze has returned.
+  virtual Status FreezeResult() const { return Status::OK(); }
   virtual bool frozen() const = 0;
   // Bytes this rep holds beyond what it took from its Allocator. O(1).
   virtual size_t MemoryUsage() const = 0;

@@ -271,10 +271,11 @@ Status MemTable::NewIterator(std::unique_ptr<MemTableIterator>* out) const {
   return Status::OK();
 }
 
-void MemTable::Freeze() {
+Status MemTable::Freeze() {
   impl_->gate.Close();  // every write that entered has landed; later ones are refused
   impl_->rep->Freeze();
   impl_->frozen.store(true, std::memory_order_release);
+  return impl_->rep->FreezeResult();
 }
 
 bool MemTable::frozen() const { return impl_->frozen.load(std::memory_order_acquire); }

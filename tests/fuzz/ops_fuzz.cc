@@ -478,7 +478,8 @@ class Runner {
   void FreezeOp() {
     if (table_->frozen()) return;
     Begin("Freeze");
-    table_->Freeze();
+    const Status frozen = table_->Freeze();
+    Check(frozen.ok(), "Freeze: " + frozen.ToString());
     Check(table_->frozen(), "frozen() is false after Freeze");
     frozen_usage_ = table_->MemoryUsage();
   }
