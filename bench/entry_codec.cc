@@ -8,10 +8,28 @@
 
 namespace memrep::bench {
 
+KeyCodec::KeyCodec(uint32_t key_size, uint32_t shared_prefix) : key_size_(key_size) {
+  prefix_.reserve(shared_prefix);
+  while (prefix_.size() < shared_prefix) {
+    prefix_.append(kSharedPrefixText.substr(0, shared_prefix - prefix_.size()));
+  }
+}
+
 void KeyCodec::Encode(uint64_t number, char* dst) const {
   const uint64_t big_endian = __builtin_bswap64(number);
-  std::memcpy(dst, &big_endian, kKeyNumberBytes);
-  std::memset(dst + kKeyNumberBytes, 0, key_size_ - kKeyNumberBytes);
+  if (prefix_.empty()) {
+    std::memcpy(dst, &big_endian, kKeyNumberBytes);
+    std::memset(dst + kKeyNumberBytes, 0, key_size_ - kKeyNumberBytes);
+    return;
+  }
+  // prefix | zeros | the number's low bytes, right-aligned.
+  const size_t suffix = key_size_ - prefix_.size();
+  const size_t number_bytes = std::min<size_t>(suffix, sizeof(big_endian));
+  std::memcpy(dst, prefix_.data(), prefix_.size());
+  std::memset(dst + prefix_.size(), 0, suffix - number_bytes);
+  std::memcpy(dst + key_size_ - number_bytes,
+              reinterpret_cast<const char*>(&big_endian) + sizeof(big_endian) - number_bytes,
+              number_bytes);
 }
 
 std::string KeyCodec::Make(uint64_t number) const {
@@ -22,12 +40,26 @@ std::string KeyCodec::Make(uint64_t number) const {
 
 bool KeyCodec::Decode(std::string_view user_key, uint64_t* number) const {
   if (user_key.size() != key_size_) return false;
-  for (size_t i = kKeyNumberBytes; i < key_size_; ++i) {
+  if (prefix_.empty()) {
+    for (size_t i = kKeyNumberBytes; i < key_size_; ++i) {
+      if (user_key[i] != '\0') return false;
+    }
+    uint64_t big_endian;
+    std::memcpy(&big_endian, user_key.data(), kKeyNumberBytes);
+    *number = __builtin_bswap64(big_endian);
+    return true;
+  }
+  if (!user_key.starts_with(prefix_)) return false;
+  const size_t suffix = key_size_ - prefix_.size();
+  const size_t number_bytes = std::min<size_t>(suffix, sizeof(uint64_t));
+  for (size_t i = prefix_.size(); i < key_size_ - number_bytes; ++i) {
     if (user_key[i] != '\0') return false;
   }
-  uint64_t big_endian;
-  std::memcpy(&big_endian, user_key.data(), kKeyNumberBytes);
-  *number = __builtin_bswap64(big_endian);
+  uint64_t value = 0;
+  for (size_t i = key_size_ - number_bytes; i < key_size_; ++i) {
+    value = (value << 8) | static_cast<unsigned char>(user_key[i]);
+  }
+  *number = value;
   return true;
 }
 
@@ -55,7 +87,10 @@ void EntryWriter::Write(char* dst, uint64_t key_number, SequenceNumber seq) {
 }
 
 DecodedEntry DecodeBenchEntry(const char* entry, const KeyCodec& keys) {
-  const EntryView view = DecodeRow(entry);
+  return DecodeBenchView(DecodeRow(entry), keys);
+}
+
+DecodedEntry DecodeBenchView(const EntryView& view, const KeyCodec& keys) {
   DecodedEntry out;
   out.ours = keys.Decode(view.user_key, &out.key_number);
   out.seq = view.sequence();

@@ -3,6 +3,14 @@
 //
 // Key: a key *number* as 8 bytes big-endian, then zero bytes up to key_size,
 // so that numeric order is byte order and sequential inserts are sorted.
+// With a shared prefix of N bytes (--shared_prefix), every key is instead N
+// bytes of one fixed text (kSharedPrefixText, repeated) followed by the number
+// big-endian in the remaining key_size - N bytes, zero-padded on the left:
+//
+//   shared_prefix == 0:  number (8 bytes, big-endian) | zeros
+//   shared_prefix == N:  prefix text (N bytes) | zeros | number (big-endian)
+//
+// Either way byte order is numeric order, and Decode recovers the number.
 // Entry: a row, memrep's one codec of RocksDB's memtable record
 // (include/memrep/entry.h), byte for byte:
 //
@@ -22,15 +30,26 @@
 
 namespace memrep::bench {
 
+// Bytes of the key number without a shared prefix (at the key's start).
 inline constexpr uint32_t kKeyNumberBytes = 8;
+// With a shared prefix, the fewest bytes left for the number: key numbers
+// stay below 2^32 (--num_operations < 2^31, two numbers per key index).
+inline constexpr uint32_t kMinSharedSuffixBytes = 4;
+// The shared prefix's text, repeated to its length: printable, never zeros.
+inline constexpr std::string_view kSharedPrefixText = "memrep/bench/shared/prefix/";
 
 class KeyCodec {
  public:
-  // REQUIRES: key_size >= kKeyNumberBytes.
-  explicit KeyCodec(uint32_t key_size) : key_size_(key_size) {}
+  // REQUIRES: shared_prefix == 0 and key_size >= kKeyNumberBytes, or
+  // shared_prefix > 0 and key_size - shared_prefix >= kMinSharedSuffixBytes.
+  explicit KeyCodec(uint32_t key_size, uint32_t shared_prefix = 0);
 
   uint32_t key_size() const { return key_size_; }
-  // Writes the key_size bytes of `number`'s user key at dst.
+  uint32_t shared_prefix() const { return static_cast<uint32_t>(prefix_.size()); }
+  // The shared prefix's N bytes ("" without one).
+  const std::string& prefix() const { return prefix_; }
+  // Writes the key_size bytes of `number`'s user key at dst. REQUIRES: with
+  // a shared prefix, `number` fits the key_size - N bytes after it.
   void Encode(uint64_t number, char* dst) const;
   std::string Make(uint64_t number) const;
   // The number of a user key made by Encode; false for any other key.
@@ -38,6 +57,7 @@ class KeyCodec {
 
  private:
   uint32_t key_size_;
+  std::string prefix_;  // empty: the number leads the key
 };
 
 class ValuePool {
@@ -84,6 +104,8 @@ class EntryWriter {
 };
 
 DecodedEntry DecodeBenchEntry(const char* entry, const KeyCodec& keys);
+// The same for an entry handed over as a view (the standalone face).
+DecodedEntry DecodeBenchView(const EntryView& view, const KeyCodec& keys);
 
 // A rocksdb::LookupKey for `key_number` at a snapshot, built without RocksDB's
 // internal headers: the memtable key (varint32 length | user key | tag with

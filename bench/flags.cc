@@ -7,6 +7,7 @@
 #include <map>
 #include <string_view>
 
+#include "entry_codec.h"
 #include "reps.h"
 #include "workloads.h"
 
@@ -197,8 +198,32 @@ std::vector<FlagDef> Definitions(Flags* f) {
        std::to_string(f->num_threads), Unsigned32("num_threads", &f->num_threads, 1, 256)},
       {"item_size", "value size in bytes", std::to_string(f->item_size),
        Unsigned32("item_size", &f->item_size, 0, 1 << 24)},
-      {"key_size", "user key size in bytes: an 8-byte big-endian number, then zeros",
+      {"key_size",
+       "user key size in bytes: an 8-byte big-endian number, then zeros (with --shared_prefix: "
+       "the prefix, then the number)",
        std::to_string(f->key_size), Unsigned32("key_size", &f->key_size, 8, 1 << 16)},
+      {"shared_prefix",
+       "0: keys as --key_size says; N > 0: every key is N bytes of one shared text, then the key "
+       "number big-endian in the other key_size - N bytes (at least " +
+           std::to_string(kMinSharedSuffixBytes) + "), zero-padded on the left",
+       std::to_string(f->shared_prefix),
+       Unsigned32("shared_prefix", &f->shared_prefix, 0, 1 << 16)},
+      {"face",
+       "rep: every rep through rocksdb::MemTableRep (rows); standalone: memrep's reps through "
+       "memrep::MemTable (no RocksDB), RocksDB's reps still at the rep level (noted in the table)",
+       FaceName(f->face),
+       [f](std::string_view v) {
+         if (v == "rep") {
+           f->face = BenchFace::kRep;
+         } else if (v == "standalone") {
+           f->face = BenchFace::kStandalone;
+         } else {
+           return Bad("face", v, "use rep or standalone");
+         }
+         return Status::OK();
+       }},
+      {"batch_size", "fillbatch: records per batch", std::to_string(f->batch_size),
+       Unsigned32("batch_size", &f->batch_size, 1, 1 << 20)},
       {"num_scans", "Next() calls after each seek; full scans per thread in readseq",
        std::to_string(f->num_scans), Unsigned32("num_scans", &f->num_scans, 0, 1 << 20)},
       {"seed", "seed of every key choice (the same keys for every rep and repetition)",
@@ -266,6 +291,10 @@ RepConfig RepConfigOf(const Flags& flags) {
   return config;
 }
 
+const char* FaceName(BenchFace face) {
+  return face == BenchFace::kStandalone ? "standalone" : "rep";
+}
+
 std::string JoinList(const std::vector<std::string>& items) {
   std::string out;
   for (const std::string& item : items) out += (out.empty() ? "" : ",") + item;
@@ -318,6 +347,16 @@ Status ParseFlags(int argc, const char* const* argv, Flags* flags, bool* help) {
     return Status::InvalidArgument("--prefix_length=" + std::to_string(flags->prefix_length) +
                                    " is longer than --key_size=" + std::to_string(flags->key_size) +
                                    ": the hash reps' prefix must lie within the user key");
+  }
+  if (flags->shared_prefix > 0 && flags->shared_prefix + kMinSharedSuffixBytes > flags->key_size) {
+    return Status::InvalidArgument(
+        "--shared_prefix=" + std::to_string(flags->shared_prefix) + " leaves " +
+        (flags->shared_prefix >= flags->key_size
+             ? std::string("no byte")
+             : std::to_string(flags->key_size - flags->shared_prefix) + " byte(s)") +
+        " of --key_size=" + std::to_string(flags->key_size) + " for the key number, which needs " +
+        std::to_string(kMinSharedSuffixBytes) + ": use --shared_prefix of at most key_size - " +
+        std::to_string(kMinSharedSuffixBytes) + ", or a larger --key_size");
   }
   return Status::OK();
 }

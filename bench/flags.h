@@ -18,6 +18,12 @@
 
 namespace memrep::bench {
 
+// What the workloads drive a rep through (--face).
+enum class BenchFace {
+  kRep,         // rocksdb::MemTableRep, rows: every rep (the default)
+  kStandalone,  // memrep::MemTable for memrep's reps; RocksDB's stay at the rep level
+};
+
 struct Flags {
   std::vector<std::string> benchmarks = {"fillrandom", "readrandom"};
   std::vector<std::string> reps = DefaultReps();  // bench names (reps.h)
@@ -27,6 +33,10 @@ struct Flags {
   uint32_t num_threads = 1;
   uint32_t item_size = 100;
   uint32_t key_size = 16;
+  // > 0: every key begins with this many bytes of one shared text (entry_codec.h).
+  uint32_t shared_prefix = 0;
+  uint32_t batch_size = 100;  // records per batch of fillbatch
+  BenchFace face = BenchFace::kRep;
   uint32_t num_scans = 10;
   uint64_t seed = 0;
   KeyDistribution key_distribution = KeyDistribution::kUniform;
@@ -54,6 +64,9 @@ std::string Usage();
 
 // What RepFactory::Make needs from the flags.
 RepConfig RepConfigOf(const Flags& flags);
+
+// "rep" or "standalone".
+const char* FaceName(BenchFace face);
 
 // "a,b,c" from a list.
 std::string JoinList(const std::vector<std::string>& items);

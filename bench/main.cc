@@ -1,5 +1,6 @@
 // memrep_bench: every memtable rep, memrep's and RocksDB's own, through one
-// interface (rocksdb::MemTableRep) on the same keys. See bench/README.md.
+// interface (rocksdb::MemTableRep) on the same keys; with --face=standalone,
+// memrep's reps through memrep::MemTable instead. See bench/README.md.
 //
 // Exit status: 0 every check passed (or --help, --list_reps); 1 a workload's
 // check failed (or an output file could not be written); 2 bad flags.
@@ -57,7 +58,7 @@ int Main(int argc, char** argv) {
   }
   std::fflush(stdout);
 
-  const KeyCodec keys(flags.key_size);
+  const KeyCodec keys(flags.key_size, flags.shared_prefix);
   const ValuePool values(flags.item_size, flags.seed);
   Progress progress(flags.progress);
   std::vector<RunRecord> runs;

@@ -179,6 +179,7 @@ std::vector<Summary> Summarize(const std::vector<RunRecord>& runs, const Flags& 
       for (const RunRecord& r : runs) {
         if (r.workload != workload || r.rep != rep) continue;
         if (s.note.empty()) s.note = r.m.note;
+        if (s.runs == 0) s.face = r.m.face;
         if (r.m.skipped) continue;
         ++s.runs;
         for (size_t i = 0; i < metrics.size(); ++i) values[i].push_back(metrics[i].get(r.m));
@@ -199,15 +200,22 @@ std::vector<Summary> Summarize(const std::vector<RunRecord>& runs, const Flags& 
 
 std::string FormatTable(const Flags& flags, const std::vector<Summary>& summaries) {
   const std::string baseline = BaselineRep(flags.reps);
-  std::string out = "memrep_bench: num_operations=" + std::to_string(flags.num_operations) +
-                    " key_size=" + std::to_string(flags.key_size) +
-                    " item_size=" + std::to_string(flags.item_size) +
-                    " num_threads=" + std::to_string(flags.num_threads) +
-                    " num_scans=" + std::to_string(flags.num_scans) +
-                    " distribution=" + DistributionName(flags) +
-                    " read_miss_ratio=" + Fixed(flags.read_miss_ratio, 2) +
-                    " seed=" + std::to_string(flags.seed) +
-                    " repeats=" + std::to_string(flags.repeats) + " (medians)\n";
+  std::string out =
+      "memrep_bench: num_operations=" + std::to_string(flags.num_operations) +
+      " key_size=" + std::to_string(flags.key_size) +
+      (flags.shared_prefix > 0 ? " shared_prefix=" + std::to_string(flags.shared_prefix)
+                               : std::string()) +
+      " item_size=" + std::to_string(flags.item_size) +
+      " num_threads=" + std::to_string(flags.num_threads) +
+      " num_scans=" + std::to_string(flags.num_scans) + " distribution=" + DistributionName(flags) +
+      " read_miss_ratio=" + Fixed(flags.read_miss_ratio, 2) +
+      " seed=" + std::to_string(flags.seed) + " repeats=" + std::to_string(flags.repeats) +
+      " face=" + FaceName(flags.face) +
+      (std::find(flags.benchmarks.begin(), flags.benchmarks.end(), "fillbatch") !=
+               flags.benchmarks.end()
+           ? " batch_size=" + std::to_string(flags.batch_size)
+           : std::string()) +
+      " (medians)\n";
   struct Column {
     std::string title;
     size_t width;
@@ -241,8 +249,9 @@ std::string FormatTable(const Flags& flags, const std::vector<Summary>& summarie
     std::string notes = s.note;
     if (s.workload == "readrandom" || s.workload == "readwrite") {
       const double total = s.Get("hits") + s.Get("misses");
-      notes = "hits " + FormatCount(s.Get("hits")) + ", misses " + FormatCount(s.Get("misses")) +
-              (total > 0 ? " (" + Fixed(100 * s.Get("hits") / total, 1) + "% hits)" : "");
+      notes += std::string(notes.empty() ? "" : "; ") + "hits " + FormatCount(s.Get("hits")) +
+               ", misses " + FormatCount(s.Get("misses")) +
+               (total > 0 ? " (" + Fixed(100 * s.Get("hits") / total, 1) + "% hits)" : "");
     }
     const double writes = s.Get("write_ops_per_sec");
     const bool sampled = s.Get("latency_samples") > 0;
@@ -257,8 +266,12 @@ std::string FormatTable(const Flags& flags, const std::vector<Summary>& summarie
   }
   out += "ratio: median ops/s over " + baseline +
          "'s on the same workload. us/op: per thread doing the counted ops. B/entry: arena "
-         "bytes used + ApproximateMemoryUsage, per entry. p50/p99/p99.9: sampled latency of one op "
-         "(- : too few ops to sample).\n";
+         "bytes used + ApproximateMemoryUsage, per entry" +
+         (flags.face == BenchFace::kStandalone
+              ? std::string(" (rep level: rows); memrep's reps through memrep::MemTable: "
+                            "MemoryUsage() (arena blocks + the rep's own), per entry")
+              : std::string()) +
+         ". p50/p99/p99.9: sampled latency of one op (- : too few ops to sample).\n";
   return out;
 }
 
@@ -272,7 +285,9 @@ Status WriteJson(const std::string& path, const Flags& flags, const std::vector<
       << ", \"memtablerep\": " << JsonString(JoinList(flags.reps))
       << ", \"num_operations\": " << flags.num_operations
       << ", \"num_threads\": " << flags.num_threads << ", \"item_size\": " << flags.item_size
-      << ", \"key_size\": " << flags.key_size << ", \"num_scans\": " << flags.num_scans
+      << ", \"key_size\": " << flags.key_size << ", \"shared_prefix\": " << flags.shared_prefix
+      << ", \"face\": " << JsonString(FaceName(flags.face))
+      << ", \"batch_size\": " << flags.batch_size << ", \"num_scans\": " << flags.num_scans
       << ", \"seed\": " << flags.seed
       << ", \"key_distribution\": " << JsonString(DistributionName(flags))
       << ", \"read_miss_ratio\": " << Number(flags.read_miss_ratio)
@@ -290,7 +305,8 @@ Status WriteJson(const std::string& path, const Flags& flags, const std::vector<
     out << (i == 0 ? "\n" : ",\n") << "    {\"workload\": " << JsonString(r.workload)
         << ", \"rep\": " << JsonString(r.rep) << ", \"repeat\": " << r.repeat
         << ", \"skipped\": " << (r.m.skipped ? "true" : "false")
-        << ", \"note\": " << JsonString(r.m.note);
+        << ", \"note\": " << JsonString(r.m.note)
+        << ", \"face\": " << JsonString(FaceName(r.m.face));
     for (const Metric& metric : metrics)
       out << ", \"" << metric.name << "\": " << Number(metric.get(r.m));
     out << "}";
@@ -300,7 +316,8 @@ Status WriteJson(const std::string& path, const Flags& flags, const std::vector<
     const Summary& s = summaries[i];
     out << (i == 0 ? "\n" : ",\n") << "    {\"workload\": " << JsonString(s.workload)
         << ", \"rep\": " << JsonString(s.rep) << ", \"runs\": " << s.runs
-        << ", \"note\": " << JsonString(s.note) << ", \"ratio_to_baseline\": " << Number(s.ratio);
+        << ", \"note\": " << JsonString(s.note) << ", \"face\": " << JsonString(FaceName(s.face))
+        << ", \"ratio_to_baseline\": " << Number(s.ratio);
     for (size_t k = 0; k < metrics.size(); ++k) {
       out << ", \"" << metrics[k].name << "\": " << Number(s.medians[k]);
     }
@@ -317,18 +334,18 @@ Status WriteCsv(const std::string& path, const std::vector<RunRecord>& runs,
   const std::vector<Metric>& metrics = Metrics();
   out << "workload,rep,repeat,skipped,ratio_to_baseline";
   for (const Metric& metric : metrics) out << "," << metric.name;
-  out << ",note\n";
+  out << ",note,face\n";
   for (const RunRecord& r : runs) {
     out << CsvField(r.workload) << "," << CsvField(r.rep) << "," << r.repeat << ","
         << (r.m.skipped ? 1 : 0) << ",";
     for (const Metric& metric : metrics) out << "," << Number(metric.get(r.m));
-    out << "," << CsvField(r.m.note) << "\n";
+    out << "," << CsvField(r.m.note) << "," << FaceName(r.m.face) << "\n";
   }
   for (const Summary& s : summaries) {
     out << CsvField(s.workload) << "," << CsvField(s.rep) << ",median," << (s.runs == 0 ? 1 : 0)
         << "," << Number(s.ratio);
     for (double v : s.medians) out << "," << Number(v);
-    out << "," << CsvField(s.note) << "\n";
+    out << "," << CsvField(s.note) << "," << FaceName(s.face) << "\n";
   }
   return Written(out, path);
 }

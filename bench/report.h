@@ -35,6 +35,7 @@ struct Summary {
   std::string note;             // the first run's note (why it was skipped, say)
   std::vector<double> medians;  // per Metrics(), the median over the measured runs
   double ratio = 0;             // median ops/s over the baseline's for this workload; 0 if none
+  BenchFace face = BenchFace::kRep;  // what drove the rep, as its runs say
 
   double Get(const char* metric) const;
 };

@@ -231,6 +231,7 @@ Status RepFactory::Make(std::string_view word, const RepConfig& config,
     }
     f->traits_ = plugin->spec().traits();
     f->memrep_ = true;
+    f->memrep_options_ = spec;
     f->description_ = plugin->spec().ToString();
   }
 
@@ -252,6 +253,7 @@ Status RepFactory::Make(std::string_view word, const RepConfig& config,
     return Status::InvalidArgument(f->name_ + ": ValidateOptions with write_buffer_size=" +
                                    std::to_string(write_buffer_size) + ": " + Message(rs));
   }
+  f->write_buffer_size_ = write_buffer_size;
   if (f->memrep_) {
     f->description_ +=
         " (validated for write_buffer_size=" + std::to_string(write_buffer_size) + ")";

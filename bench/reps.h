@@ -100,6 +100,11 @@ class RepFactory {
   // The factory with its effective options, e.g. "id=memrep.SortedHash;...".
   const std::string& description() const { return description_; }
   const ROCKSDB_NAMESPACE::MemTableRepFactory& rocksdb_factory() const { return *factory_; }
+  // memrep's reps: the options string the factory was built from (a name, an
+  // alias or "id=...;..."), which memrep::MemTableOptions::rep takes too.
+  const std::string& memrep_options() const { return memrep_options_; }
+  // The write_buffer_size the factory was validated (and memrep's reps sized) for.
+  uint64_t write_buffer_size() const { return write_buffer_size_; }
 
   // A new, empty rep on a new ShimArena; times the creation.
   Status NewRep(std::unique_ptr<BenchRep>* out) const;
@@ -109,6 +114,8 @@ class RepFactory {
 
   std::string name_;
   std::string description_;
+  std::string memrep_options_;
+  uint64_t write_buffer_size_ = 0;
   RepTraits traits_;
   bool memrep_ = false;
   std::shared_ptr<ROCKSDB_NAMESPACE::MemTableRepFactory> factory_;

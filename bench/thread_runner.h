@@ -26,6 +26,11 @@ struct ThreadStats {
     // relaxed: a progress estimate, ordered with nothing.
     if ((++ops & 1023) == 0) published.store(ops, std::memory_order_relaxed);
   }
+  // `n` operations at once (a batch's records).
+  void CountMany(uint64_t n) {
+    ops += n;
+    published.store(ops, std::memory_order_relaxed);  // relaxed: as in Count
+  }
 
   uint64_t ops = 0;
   Clock::time_point start, end;

@@ -1,5 +1,5 @@
 // What the workload phases share: running threads, collecting their counts,
-// measuring memory, and the data set's fill and check.
+// and the data set's fill and check.
 #include "progress.h"
 #include "workload_phases.h"
 
@@ -25,12 +25,6 @@ void Collect(ThreadRun& run, uint32_t first, uint32_t count, Measurement* m) {
   if (m->ops > 0) m->micros_per_op = run.seconds * 1e6 * count / static_cast<double>(m->ops);
 }
 
-void MeasureMemory(BenchRep& rep, uint64_t entries, Measurement* m) {
-  m->entries = entries;
-  m->memory_bytes = rep.MemoryBytes();
-  m->arena_reserved_bytes = rep.arena().BytesReserved();
-}
-
 void TakeFailure(const Checker& checker, Measurement* m) {
   if (!checker.failed() || !m->ok) return;
   m->ok = false;
@@ -43,16 +37,17 @@ void TakeStatus(const Status& s, const std::string& when, Measurement* m) {
   m->error = when + ": " + s.message();
 }
 
-Status FillDataSet(BenchRep& rep, const WorkloadInput& in) {
+template <class Face>
+Status FillDataSetOn(Face& face, const WorkloadInput& in) {
   const KeyPlan& plan = *in.plan;
   if (in.progress != nullptr) in.progress->SetLabel(in.label + " (untimed fill)");
   Checker checker;
   RunTimed(in, 1, plan.num_keys, 1, [&](uint32_t, ThreadStats& stats) {
-    Inserter inserter(rep.rep(), *in.keys, *in.values, /*concurrent=*/false);
+    typename Face::Writer writer(face, in, /*concurrent=*/false);
     for (uint64_t i = 0; i < plan.num_keys; ++i) {
       const uint64_t index = plan.fill_order.empty() ? i : plan.fill_order[i];
-      if (!inserter.Put(2 * index, index + 1)) {
-        checker.Fail("InsertKey refused " + KeyName(2 * index) + " as a duplicate");
+      if (!writer.Put(2 * index, index + 1)) {
+        checker.Fail(writer.Refusal(KeyName(2 * index)));
         return;
       }
       stats.Count();
@@ -63,12 +58,19 @@ Status FillDataSet(BenchRep& rep, const WorkloadInput& in) {
   return Status::OK();
 }
 
-Status VerifyDataSet(BenchRep& rep, const WorkloadInput& in) {
+Status FillDataSet(BenchRep& rep, const WorkloadInput& in) {
+  RepFace face(rep);
+  return FillDataSetOn(face, in);
+}
+
+template <class Face>
+Status VerifyDataSet(Face& face, const WorkloadInput& in) {
   const uint64_t n = in.plan->num_keys;
   uint64_t expected = 0;  // the next key index the scan must find
   uint64_t count = 0;
-  Status s = ScanInOrder(
-      rep.rep(), *in.keys,
+  typename Face::Cursor cursor(face, in);
+  Status s = ScanCursorInOrder(
+      cursor,
       [&](const DecodedEntry& e) {
         if (e.key_number != 2 * expected || e.seq != expected + 1 ||
             !in.values->Matches(e.value, e.seq)) {
@@ -87,5 +89,10 @@ Status VerifyDataSet(BenchRep& rep, const WorkloadInput& in) {
   }
   return Status::OK();
 }
+
+template Status FillDataSetOn(RepFace&, const WorkloadInput&);
+template Status FillDataSetOn(TableFace&, const WorkloadInput&);
+template Status VerifyDataSet(RepFace&, const WorkloadInput&);
+template Status VerifyDataSet(TableFace&, const WorkloadInput&);
 
 }  // namespace memrep::bench

@@ -1,22 +1,49 @@
 // The timed phases of the workloads (workloads.h), one function each, and
-// what they share. Private to the workload files.
+// what they share. Private to the workload files. Each phase is a template
+// over a face (faces.h), defined in its workloads_*.cc and instantiated there
+// for both: RepFace (the rep level) and TableFace (the standalone face).
 #pragma once
 
+#include "faces.h"
+#include "standalone_face.h"
 #include "thread_runner.h"
 #include "workload_ops.h"
 #include "workloads.h"
 
 namespace memrep::bench {
 
-Measurement FillSeqPhase(BenchRep& rep, const WorkloadInput& in);
-Measurement FillRandomPhase(BenchRep& rep, const WorkloadInput& in);
-Measurement ConcurrentFillPhase(BenchRep& rep, const WorkloadInput& in, uint32_t threads);
-Measurement OverwritePhase(BenchRep& rep, const WorkloadInput& in);
-Measurement ReadRandomPhase(BenchRep& rep, const WorkloadInput& in, uint32_t threads);
-Measurement ReadSeqPhase(BenchRep& rep, const WorkloadInput& in, uint32_t threads);
-Measurement SeekRandomPhase(BenchRep& rep, const WorkloadInput& in, uint32_t threads);
+template <class Face>
+Measurement FillSeqPhase(Face& face, const WorkloadInput& in);
+template <class Face>
+Measurement FillRandomPhase(Face& face, const WorkloadInput& in);
+// fillrandom's order in batches of --batch_size: Face::Writer::PutBatch.
+template <class Face>
+Measurement FillBatchPhase(Face& face, const WorkloadInput& in);
+template <class Face>
+Measurement ConcurrentFillPhase(Face& face, const WorkloadInput& in, uint32_t threads);
+template <class Face>
+Measurement OverwritePhase(Face& face, const WorkloadInput& in);
+template <class Face>
+Measurement ReadRandomPhase(Face& face, const WorkloadInput& in, uint32_t threads);
+template <class Face>
+Measurement ReadSeqPhase(Face& face, const WorkloadInput& in, uint32_t threads);
+template <class Face>
+Measurement SeekRandomPhase(Face& face, const WorkloadInput& in, uint32_t threads);
 // 1 writer + threads-1 readers: Gets (seeks == false) or Seek+Nexts.
-Measurement MixedPhase(BenchRep& rep, const WorkloadInput& in, uint32_t threads, bool seeks);
+template <class Face>
+Measurement MixedPhase(Face& face, const WorkloadInput& in, uint32_t threads, bool seeks);
+
+// The timed phase of `workload` on `face` as it is, then its checks.
+template <class Face>
+Measurement RunPhaseOn(const WorkloadInfo& workload, Face& face, const WorkloadInput& in);
+
+// Writes the data set (key numbers 2j, sequence j+1, in fill order). Untimed.
+template <class Face>
+Status FillDataSetOn(Face& face, const WorkloadInput& in);
+
+// Checks that the rep holds the data set and nothing else, untimed.
+template <class Face>
+Status VerifyDataSet(Face& face, const WorkloadInput& in);
 
 // Runs `body` on `threads` threads with the input's sampling and progress.
 ThreadRun RunTimed(const WorkloadInput& in, uint32_t threads, uint64_t expected_ops,
@@ -27,16 +54,10 @@ ThreadRun RunTimed(const WorkloadInput& in, uint32_t threads, uint64_t expected_
 // and sets threads, seconds and micros_per_op from `run`.
 void Collect(ThreadRun& run, uint32_t first, uint32_t count, Measurement* m);
 
-// Records memory after a timed phase: `entries` are in the rep.
-void MeasureMemory(BenchRep& rep, uint64_t entries, Measurement* m);
-
 // Fails *m with the checker's message, if it has one.
 void TakeFailure(const Checker& checker, Measurement* m);
 
 // Fails *m with `s`, if it is not OK; prefixed with `when`.
 void TakeStatus(const Status& s, const std::string& when, Measurement* m);
-
-// Checks that the rep holds the data set and nothing else, untimed.
-Status VerifyDataSet(BenchRep& rep, const WorkloadInput& in);
 
 }  // namespace memrep::bench

@@ -28,11 +28,11 @@ std::vector<uint32_t> DrawReads(uint64_t count, const KeyChooser& chooser, doubl
 
 const std::vector<WorkloadInfo>& KnownWorkloads() {
   static const std::vector<WorkloadInfo> workloads = {
-      {"fillrandom", WorkloadKind::kWrite},       {"fillseq", WorkloadKind::kWrite},
-      {"overwrite", WorkloadKind::kWrite},        {"concurrentfill", WorkloadKind::kWrite},
-      {"readrandom", WorkloadKind::kRead},        {"readseq", WorkloadKind::kRead},
-      {"seekrandom", WorkloadKind::kRead},        {"readwrite", WorkloadKind::kMixed},
-      {"seekwhilewriting", WorkloadKind::kMixed},
+      {"fillrandom", WorkloadKind::kWrite},     {"fillseq", WorkloadKind::kWrite},
+      {"fillbatch", WorkloadKind::kWrite},      {"overwrite", WorkloadKind::kWrite},
+      {"concurrentfill", WorkloadKind::kWrite}, {"readrandom", WorkloadKind::kRead},
+      {"readseq", WorkloadKind::kRead},         {"seekrandom", WorkloadKind::kRead},
+      {"readwrite", WorkloadKind::kMixed},      {"seekwhilewriting", WorkloadKind::kMixed},
   };
   return workloads;
 }
@@ -45,7 +45,8 @@ const WorkloadInfo* FindWorkload(const std::string& name) {
 }
 
 uint32_t WorkloadThreads(const WorkloadInfo& workload, const Flags& flags) {
-  if (workload.name == "fillrandom" || workload.name == "fillseq" || workload.name == "overwrite") {
+  if (workload.name == "fillrandom" || workload.name == "fillseq" || workload.name == "fillbatch" ||
+      workload.name == "overwrite") {
     return 1;
   }
   if (workload.name == "concurrentfill" || workload.kind == WorkloadKind::kMixed) {
@@ -115,12 +116,26 @@ Measurement RunWorkload(const WorkloadInfo& workload, const RepFactory& factory,
                         const WorkloadInput& input) {
   Measurement m;
   m.threads = WorkloadThreads(workload, *input.flags);
+  const bool standalone = input.flags->face == BenchFace::kStandalone;
+  if (standalone && factory.memrep()) m.face = BenchFace::kStandalone;
   const std::string skip = SkipReason(workload, factory, *input.flags);
   if (!skip.empty()) {
     m.skipped = true;
     m.note = "skipped: " + skip;
     return m;
   }
+  if (standalone) {
+    if (factory.memrep()) return RunStandaloneWorkload(workload, factory, input);
+    m = RunRepWorkload(workload, factory, input);
+    m.note = m.note.empty() ? kRepLevelNote : std::string(kRepLevelNote) + "; " + m.note;
+    return m;
+  }
+  return RunRepWorkload(workload, factory, input);
+}
+
+Measurement RunRepWorkload(const WorkloadInfo& workload, const RepFactory& factory,
+                           const WorkloadInput& input) {
+  Measurement m;
   std::unique_ptr<BenchRep> rep;
   Status s = factory.NewRep(&rep);
   if (!s.ok()) {
@@ -147,22 +162,32 @@ Measurement RunWorkload(const WorkloadInfo& workload, const RepFactory& factory,
 }
 
 Measurement RunPhase(const WorkloadInfo& workload, BenchRep& rep, const WorkloadInput& in) {
+  RepFace face(rep);
+  return RunPhaseOn(workload, face, in);
+}
+
+template <class Face>
+Measurement RunPhaseOn(const WorkloadInfo& workload, Face& face, const WorkloadInput& in) {
   const uint32_t threads = WorkloadThreads(workload, *in.flags);
   const std::string& name = workload.name;
   if (in.progress != nullptr) in.progress->SetLabel(in.label);
-  if (name == "fillseq") return FillSeqPhase(rep, in);
-  if (name == "fillrandom") return FillRandomPhase(rep, in);
-  if (name == "concurrentfill") return ConcurrentFillPhase(rep, in, threads);
-  if (name == "overwrite") return OverwritePhase(rep, in);
-  if (name == "readrandom") return ReadRandomPhase(rep, in, threads);
-  if (name == "readseq") return ReadSeqPhase(rep, in, threads);
-  if (name == "seekrandom") return SeekRandomPhase(rep, in, threads);
-  if (name == "readwrite") return MixedPhase(rep, in, threads, /*seeks=*/false);
-  if (name == "seekwhilewriting") return MixedPhase(rep, in, threads, /*seeks=*/true);
+  if (name == "fillseq") return FillSeqPhase(face, in);
+  if (name == "fillrandom") return FillRandomPhase(face, in);
+  if (name == "fillbatch") return FillBatchPhase(face, in);
+  if (name == "concurrentfill") return ConcurrentFillPhase(face, in, threads);
+  if (name == "overwrite") return OverwritePhase(face, in);
+  if (name == "readrandom") return ReadRandomPhase(face, in, threads);
+  if (name == "readseq") return ReadSeqPhase(face, in, threads);
+  if (name == "seekrandom") return SeekRandomPhase(face, in, threads);
+  if (name == "readwrite") return MixedPhase(face, in, threads, /*seeks=*/false);
+  if (name == "seekwhilewriting") return MixedPhase(face, in, threads, /*seeks=*/true);
   Measurement m;
   m.ok = false;
   m.error = "unknown workload " + name;
   return m;
 }
+
+template Measurement RunPhaseOn(const WorkloadInfo&, RepFace&, const WorkloadInput&);
+template Measurement RunPhaseOn(const WorkloadInfo&, TableFace&, const WorkloadInput&);
 
 }  // namespace memrep::bench

@@ -7,16 +7,26 @@
 // a read of one is a miss that lands *between* present keys. Read workloads
 // fill the rep with the data set first, untimed, in a random order.
 //
+// The workloads run through a face (faces.h): the rep level
+// (rocksdb::MemTableRep) for every rep, or memrep::MemTable for memrep's reps
+// under --face=standalone (standalone_face.h).
+//
 //   fillseq           1 writer, key indexes 0..n-1 in order
 //   fillrandom        1 writer, the same keys in a random order
-//   overwrite         1 writer, n Puts of n / versions_per_key keys (uniform or zipfian): many
-//   versions per key concurrentfill    N writers (at least 2), InsertKeyConcurrently, disjoint
-//   shares of fillrandom's keys readrandom        N readers, n Gets of keys from the distribution,
-//   read_miss_ratio of them absent readseq           N readers, each num_scans full scans
-//   (SeekToFirst, Next...) with a new iterator seekrandom        N readers, n Seeks (+ num_scans
-//   Nexts) with one iterator per thread readwrite         1 writer (n new versions) + N-1 readers
-//   doing Gets until it finishes seekwhilewriting  1 writer (n new versions) + N-1 readers doing
-//   Seek+Nexts, a new iterator per seek
+//   fillbatch         1 writer, fillrandom's order in batches of batch_size (one
+//                     MemTable::Write each; row by row at the rep level, as RocksDB does)
+//   overwrite         1 writer, n Puts of n / versions_per_key keys (uniform or zipfian):
+//                     many versions per key
+//   concurrentfill    N writers (at least 2), InsertKeyConcurrently (MemTable::Put from
+//                     each), disjoint shares of fillrandom's keys
+//   readrandom        N readers, n Gets of keys from the distribution, read_miss_ratio of
+//                     them absent
+//   readseq           N readers, each num_scans full scans (SeekToFirst, Next...) with a
+//                     new iterator
+//   seekrandom        N readers, n Seeks (+ num_scans Nexts) with one iterator per thread
+//   readwrite         1 writer (n new versions) + N-1 readers doing Gets until it finishes
+//   seekwhilewriting  1 writer (n new versions) + N-1 readers doing Seek+Nexts, a new
+//                     iterator per seek
 #pragma once
 
 #include <cstdint>
@@ -80,6 +90,8 @@ struct Measurement {
   std::string error;  // what check failed
   bool skipped = false;
   std::string note;
+  // What drove the rep: kStandalone only for memrep's reps under --face=standalone.
+  BenchFace face = BenchFace::kRep;
 
   uint32_t threads = 0;
   uint64_t ops = 0;  // writes of a write workload, reads/seeks/scanned entries otherwise
@@ -90,9 +102,11 @@ struct Measurement {
   double write_seconds = 0;
   uint64_t hits = 0, misses = 0;
 
-  uint64_t entries = 0;       // in the rep when its memory was measured
-  uint64_t memory_bytes = 0;  // arena bytes used + ApproximateMemoryUsage, after the timed phase
-  uint64_t arena_reserved_bytes = 0;
+  uint64_t entries = 0;  // in the rep when its memory was measured
+  // After the timed phase. Rep level: arena bytes used + ApproximateMemoryUsage;
+  // standalone face: MemTable::MemoryUsage() (arena blocks + the rep's own).
+  uint64_t memory_bytes = 0;
+  uint64_t arena_reserved_bytes = 0;  // whole blocks of the shim arena; 0 for the standalone face
   double create_micros = 0, destroy_micros = 0;
 
   double ops_per_second() const { return seconds > 0 ? static_cast<double>(ops) / seconds : 0; }
@@ -108,9 +122,16 @@ struct Measurement {
 std::string SkipReason(const WorkloadInfo& workload, const RepFactory& factory, const Flags& flags);
 
 // The whole run: a new rep, its untimed fill (read and mixed workloads), the
-// timed phase and its checks, memory, destruction.
+// timed phase and its checks, memory, destruction. Through the face the flags
+// say: with --face=standalone, memrep's reps through memrep::MemTable
+// (RunStandaloneWorkload) and RocksDB's at the rep level, noted
+// kRepLevelNote.
 Measurement RunWorkload(const WorkloadInfo& workload, const RepFactory& factory,
                         const WorkloadInput& input);
+// The rep level's run (RocksDB's face), whatever the flags say.
+// REQUIRES: the workload not skipped for the rep (SkipReason).
+Measurement RunRepWorkload(const WorkloadInfo& workload, const RepFactory& factory,
+                           const WorkloadInput& input);
 
 // The pieces of RunWorkload, for tests.
 // Writes the data set (key numbers 2j, sequence j+1, in fill order). Untimed.

@@ -4,21 +4,22 @@
 // Readers accept either the version of the fill or a newer one of the
 // writer's; afterwards a scan checks that every version is there.
 #include <atomic>
+#include <optional>
 
 #include "workload_phases.h"
 
 namespace memrep::bench {
 namespace {
 
-namespace rdb = ROCKSDB_NAMESPACE;
-
 // After the run: the fill's n versions and the writer's n, nothing else.
-Status VerifyAfterWrites(BenchRep& rep, const WorkloadInput& in) {
+template <class Face>
+Status VerifyAfterWrites(Face& face, const WorkloadInput& in) {
   const uint64_t n = in.plan->num_keys;
   const std::vector<uint32_t>& writes = in.plan->write_keys;
   uint64_t count = 0;
-  Status s = ScanInOrder(
-      rep.rep(), *in.keys,
+  typename Face::Cursor cursor(face, in);
+  Status s = ScanCursorInOrder(
+      cursor,
       [&](const DecodedEntry& e) {
         const bool fill_version =
             e.key_number % 2 == 0 && e.key_number / 2 < n && e.seq == e.key_number / 2 + 1;
@@ -41,7 +42,8 @@ Status VerifyAfterWrites(BenchRep& rep, const WorkloadInput& in) {
 
 }  // namespace
 
-Measurement MixedPhase(BenchRep& rep, const WorkloadInput& in, uint32_t threads, bool seeks) {
+template <class Face>
+Measurement MixedPhase(Face& face, const WorkloadInput& in, uint32_t threads, bool seeks) {
   Measurement m;
   const uint64_t n = in.plan->num_keys;
   const std::vector<uint32_t>& writes = in.plan->write_keys;
@@ -55,11 +57,12 @@ Measurement MixedPhase(BenchRep& rep, const WorkloadInput& in, uint32_t threads,
   Checker checker;
   ThreadRun run = RunTimed(in, threads, n, 1, [&](uint32_t t, ThreadStats& stats) {
     if (t == 0) {
-      Inserter inserter(rep.rep(), *in.keys, *in.values, /*concurrent=*/false);
+      typename Face::Writer writer(face, in, /*concurrent=*/false);
       for (uint64_t i = 0; i < n && !checker.failed(); ++i) {
         const uint64_t key = 2 * uint64_t{writes[i]};
-        if (!inserter.Put(key, n + 1 + i))
-          checker.Fail("InsertKey refused a new version of " + KeyName(key));
+        if (!writer.Put(key, n + 1 + i)) {
+          checker.Fail(writer.Refusal("a new version of " + KeyName(key)));
+        }
         stats.Count();
       }
       // release: nothing to publish; the readers only need to see the flag.
@@ -67,8 +70,8 @@ Measurement MixedPhase(BenchRep& rep, const WorkloadInput& in, uint32_t threads,
       return;
     }
     const std::vector<uint32_t>& mine = in.plan->read_keys[t - 1];
-    PointReader reader(rep.rep(), *in.keys, *in.values);
-    LookupTarget target(*in.keys);
+    typename Face::Reader reader(face, in);
+    std::optional<typename Face::Cursor> cursor;  // seeks only; made at the first
     uint64_t found = 0;
     size_t i = 0;
     // At least one read each, then until the writer is done.
@@ -79,8 +82,12 @@ Measurement MixedPhase(BenchRep& rep, const WorkloadInput& in, uint32_t threads,
         std::string error;
         MaybeTimed(stats.latency, [&] {
           // A new iterator per seek: one made earlier would not see new writes.
-          std::unique_ptr<rdb::MemTableRep::Iterator> it(rep.rep().GetIterator(nullptr));
-          error = SeekAndCheck(*it, target, key, in.flags->num_scans, *in.keys, *in.values, rule);
+          if (cursor.has_value()) {
+            cursor->Renew();
+          } else {
+            cursor.emplace(face, in);
+          }
+          error = SeekAndCheck(*cursor, key, in.flags->num_scans, *in.values, rule);
         });
         if (!error.empty()) checker.Fail(error);
         found += key % 2 == 0 ? 1 : 0;
@@ -100,10 +107,13 @@ Measurement MixedPhase(BenchRep& rep, const WorkloadInput& in, uint32_t threads,
   const ThreadStats& writer = *run.threads[0];
   m.write_ops = writer.ops;
   m.write_seconds = Seconds(writer.end - writer.start);
-  MeasureMemory(rep, 2 * n, &m);
+  face.MeasureMemory(2 * n, &m);
   TakeFailure(checker, &m);
-  if (m.ok) TakeStatus(VerifyAfterWrites(rep, in), "the scan after the writes", &m);
+  if (m.ok) TakeStatus(VerifyAfterWrites(face, in), "the scan after the writes", &m);
   return m;
 }
+
+template Measurement MixedPhase(RepFace&, const WorkloadInput&, uint32_t, bool);
+template Measurement MixedPhase(TableFace&, const WorkloadInput&, uint32_t, bool);
 
 }  // namespace memrep::bench

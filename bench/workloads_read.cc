@@ -5,8 +5,6 @@
 namespace memrep::bench {
 namespace {
 
-namespace rdb = ROCKSDB_NAMESPACE;
-
 // Fails unless the plan has keys for `readers` readers.
 bool HasReadKeys(const WorkloadInput& in, uint32_t readers, Measurement* m) {
   if (in.plan->read_keys.size() >= readers) return true;
@@ -32,18 +30,20 @@ void CheckHitCount(const WorkloadInput& in, uint32_t readers, Measurement* m) {
 
 // The common end of a read phase: timings, hits and misses, memory, and the
 // first failed check.
-void FinishReads(BenchRep& rep, const WorkloadInput& in, ThreadRun& run, uint32_t threads,
+template <class Face>
+void FinishReads(Face& face, const WorkloadInput& in, ThreadRun& run, uint32_t threads,
                  const std::vector<uint64_t>& hits, Checker& checker, Measurement* m) {
   Collect(run, 0, threads, m);
   for (uint64_t h : hits) m->hits += h;
   m->misses = m->ops - m->hits;
-  MeasureMemory(rep, in.plan->num_keys, m);
+  face.MeasureMemory(in.plan->num_keys, m);
   TakeFailure(checker, m);
 }
 
 }  // namespace
 
-Measurement ReadRandomPhase(BenchRep& rep, const WorkloadInput& in, uint32_t threads) {
+template <class Face>
+Measurement ReadRandomPhase(Face& face, const WorkloadInput& in, uint32_t threads) {
   Measurement m;
   if (!HasReadKeys(in, threads, &m)) return m;
   const VersionRule rule{in.plan->num_keys, /*rewrites=*/false};
@@ -51,7 +51,7 @@ Measurement ReadRandomPhase(BenchRep& rep, const WorkloadInput& in, uint32_t thr
   Checker checker;
   ThreadRun run =
       RunTimed(in, threads, in.plan->num_keys, threads, [&](uint32_t t, ThreadStats& stats) {
-        PointReader reader(rep.rep(), *in.keys, *in.values);
+        typename Face::Reader reader(face, in);
         uint64_t found = 0;
         for (uint32_t key : in.plan->read_keys[t]) {
           if (checker.failed()) break;
@@ -63,23 +63,25 @@ Measurement ReadRandomPhase(BenchRep& rep, const WorkloadInput& in, uint32_t thr
         }
         hits[t] = found;
       });
-  FinishReads(rep, in, run, threads, hits, checker, &m);
+  FinishReads(face, in, run, threads, hits, checker, &m);
   CheckHitCount(in, threads, &m);
   return m;
 }
 
-Measurement ReadSeqPhase(BenchRep& rep, const WorkloadInput& in, uint32_t threads) {
+template <class Face>
+Measurement ReadSeqPhase(Face& face, const WorkloadInput& in, uint32_t threads) {
   const uint64_t n = in.plan->num_keys;
   const uint32_t scans = std::max<uint32_t>(1, in.flags->num_scans);
   Checker checker;
   ThreadRun run =
       RunTimed(in, threads, n * scans * threads, threads, [&](uint32_t, ThreadStats& stats) {
+        typename Face::Cursor cursor(face, in);
         for (uint32_t scan = 0; scan < scans && !checker.failed(); ++scan) {
-          std::unique_ptr<rdb::MemTableRep::Iterator> it(rep.rep().GetIterator(nullptr));
-          uint64_t index = 0;  // the key index the scan must be at
-          MaybeTimed(stats.latency, [&] { it->SeekToFirst(); });
-          while (it->Valid()) {
-            const DecodedEntry e = DecodeBenchEntry(it->key(), *in.keys);
+          if (scan > 0) cursor.Renew();  // a new iterator per scan
+          uint64_t index = 0;            // the key index the scan must be at
+          MaybeTimed(stats.latency, [&] { cursor.SeekToFirst(); });
+          while (cursor.Valid()) {
+            const DecodedEntry e = cursor.entry();
             if (!e.ours || e.key_number != 2 * index || e.seq != index + 1 ||
                 !in.values->Matches(e.value, e.seq)) {
               checker.Fail("scan " + std::to_string(scan) + " found " + KeyName(e.key_number) +
@@ -88,7 +90,7 @@ Measurement ReadSeqPhase(BenchRep& rep, const WorkloadInput& in, uint32_t thread
             }
             ++index;
             stats.Count();
-            MaybeTimed(stats.latency, [&] { it->Next(); });
+            MaybeTimed(stats.latency, [&] { cursor.Next(); });
           }
           if (index != n) {
             checker.Fail("scan " + std::to_string(scan) + " found " + std::to_string(index) +
@@ -98,12 +100,13 @@ Measurement ReadSeqPhase(BenchRep& rep, const WorkloadInput& in, uint32_t thread
       });
   Measurement m;
   Collect(run, 0, threads, &m);
-  MeasureMemory(rep, n, &m);
+  face.MeasureMemory(n, &m);
   TakeFailure(checker, &m);
   return m;
 }
 
-Measurement SeekRandomPhase(BenchRep& rep, const WorkloadInput& in, uint32_t threads) {
+template <class Face>
+Measurement SeekRandomPhase(Face& face, const WorkloadInput& in, uint32_t threads) {
   Measurement m;
   if (!HasReadKeys(in, threads, &m)) return m;
   const VersionRule rule{in.plan->num_keys, /*rewrites=*/false};
@@ -113,14 +116,13 @@ Measurement SeekRandomPhase(BenchRep& rep, const WorkloadInput& in, uint32_t thr
       RunTimed(in, threads, in.plan->num_keys, threads, [&](uint32_t t, ThreadStats& stats) {
         // One iterator per thread, as db_bench's seekrandom: nothing writes, so it
         // sees everything. Its creation is timed (a full copy for the hash reps).
-        std::unique_ptr<rdb::MemTableRep::Iterator> it(rep.rep().GetIterator(nullptr));
-        LookupTarget target(*in.keys);
+        typename Face::Cursor cursor(face, in);
         uint64_t exact = 0;
         for (uint32_t key : in.plan->read_keys[t]) {
           if (checker.failed()) break;
           std::string error;
           MaybeTimed(stats.latency, [&] {
-            error = SeekAndCheck(*it, target, key, in.flags->num_scans, *in.keys, *in.values, rule);
+            error = SeekAndCheck(cursor, key, in.flags->num_scans, *in.values, rule);
           });
           if (!error.empty()) checker.Fail(error);
           exact += key % 2 == 0 ? 1 : 0;  // a present target: the seek lands on it (checked)
@@ -128,8 +130,16 @@ Measurement SeekRandomPhase(BenchRep& rep, const WorkloadInput& in, uint32_t thr
         }
         hits[t] = exact;
       });
-  FinishReads(rep, in, run, threads, hits, checker, &m);
+  FinishReads(face, in, run, threads, hits, checker, &m);
   return m;
 }
+
+#define MEMREP_BENCH_READ_PHASES(Face)                                         \
+  template Measurement ReadRandomPhase(Face&, const WorkloadInput&, uint32_t); \
+  template Measurement ReadSeqPhase(Face&, const WorkloadInput&, uint32_t);    \
+  template Measurement SeekRandomPhase(Face&, const WorkloadInput&, uint32_t);
+MEMREP_BENCH_READ_PHASES(RepFace)
+MEMREP_BENCH_READ_PHASES(TableFace)
+#undef MEMREP_BENCH_READ_PHASES
 
 }  // namespace memrep::bench

@@ -1,6 +1,7 @@
-// Write workloads: fillseq, fillrandom, concurrentfill, overwrite. Each is
-// timed from an empty rep, and checked afterwards by a full scan.
+// Write workloads: fillseq, fillrandom, fillbatch, concurrentfill, overwrite.
+// Each is timed from an empty rep, and checked afterwards by a full scan.
 #include <algorithm>
+#include <span>
 
 #include "workload_phases.h"
 
@@ -8,59 +9,98 @@ namespace memrep::bench {
 namespace {
 
 // One writer putting the data set in `order` (empty: in key order).
-Measurement FillPhase(BenchRep& rep, const WorkloadInput& in, const std::vector<uint32_t>& order) {
+template <class Face>
+Measurement FillPhase(Face& face, const WorkloadInput& in, const std::vector<uint32_t>& order) {
   const uint64_t n = in.plan->num_keys;
   Checker checker;
   ThreadRun run = RunTimed(in, 1, n, 1, [&](uint32_t, ThreadStats& stats) {
-    Inserter inserter(rep.rep(), *in.keys, *in.values, /*concurrent=*/false);
+    typename Face::Writer writer(face, in, /*concurrent=*/false);
     for (uint64_t i = 0; i < n && !checker.failed(); ++i) {
       const uint64_t index = order.empty() ? i : order[i];
       bool inserted = false;
-      MaybeTimed(stats.latency, [&] { inserted = inserter.Put(2 * index, index + 1); });
-      if (!inserted) checker.Fail("InsertKey refused the new " + KeyName(2 * index));
+      MaybeTimed(stats.latency, [&] { inserted = writer.Put(2 * index, index + 1); });
+      if (!inserted) checker.Fail(writer.Refusal("the new " + KeyName(2 * index)));
       stats.Count();
     }
   });
   Measurement m;
   Collect(run, 0, 1, &m);
-  MeasureMemory(rep, n, &m);
+  face.MeasureMemory(n, &m);
   TakeFailure(checker, &m);
-  if (m.ok) TakeStatus(VerifyDataSet(rep, in), "the scan after the fill", &m);
+  if (m.ok) TakeStatus(VerifyDataSet(face, in), "the scan after the fill", &m);
   return m;
 }
 
 }  // namespace
 
-Measurement FillSeqPhase(BenchRep& rep, const WorkloadInput& in) { return FillPhase(rep, in, {}); }
-
-Measurement FillRandomPhase(BenchRep& rep, const WorkloadInput& in) {
-  return FillPhase(rep, in, in.plan->fill_order);
+template <class Face>
+Measurement FillSeqPhase(Face& face, const WorkloadInput& in) {
+  return FillPhase(face, in, {});
 }
 
-Measurement ConcurrentFillPhase(BenchRep& rep, const WorkloadInput& in, uint32_t threads) {
+template <class Face>
+Measurement FillRandomPhase(Face& face, const WorkloadInput& in) {
+  return FillPhase(face, in, in.plan->fill_order);
+}
+
+template <class Face>
+Measurement FillBatchPhase(Face& face, const WorkloadInput& in) {
+  const uint64_t n = in.plan->num_keys;
+  const std::vector<uint32_t>& order = in.plan->fill_order;
+  const uint64_t batch = in.flags->batch_size;
+  Measurement m;
+  if (order.size() != n) {
+    TakeStatus(Status::InvalidArgument("the key plan has no fill order"), "fillbatch", &m);
+    return m;
+  }
+  Checker checker;
+  ThreadRun run = RunTimed(in, 1, n, 1, [&](uint32_t, ThreadStats& stats) {
+    typename Face::Writer writer(face, in, /*concurrent=*/false);
+    for (uint64_t i = 0; i < n && !checker.failed(); i += batch) {
+      const std::span<const uint32_t> records(order.data() + i, std::min(batch, n - i));
+      bool inserted = false;
+      MaybeTimed(stats.latency, [&] { inserted = writer.PutBatch(records); });
+      if (!inserted) {
+        checker.Fail(writer.Refusal("a record of the batch at fill positions " + std::to_string(i) +
+                                    ".." + std::to_string(i + records.size() - 1)));
+      }
+      stats.CountMany(records.size());
+    }
+  });
+  Collect(run, 0, 1, &m);
+  m.note = "batches of " + std::to_string(batch) + "; latency: one batch";
+  face.MeasureMemory(n, &m);
+  TakeFailure(checker, &m);
+  if (m.ok) TakeStatus(VerifyDataSet(face, in), "the scan after the fill", &m);
+  return m;
+}
+
+template <class Face>
+Measurement ConcurrentFillPhase(Face& face, const WorkloadInput& in, uint32_t threads) {
   const uint64_t n = in.plan->num_keys;
   const std::vector<uint32_t>& order = in.plan->fill_order;
   Checker checker;
   ThreadRun run = RunTimed(in, threads, n, threads, [&](uint32_t t, ThreadStats& stats) {
-    Inserter inserter(rep.rep(), *in.keys, *in.values, /*concurrent=*/true);
+    typename Face::Writer writer(face, in, /*concurrent=*/true);
     const uint64_t begin = n * t / threads, end = n * (t + 1) / threads;
     for (uint64_t i = begin; i < end && !checker.failed(); ++i) {
       const uint64_t index = order[i];
       bool inserted = false;
-      MaybeTimed(stats.latency, [&] { inserted = inserter.Put(2 * index, index + 1); });
-      if (!inserted) checker.Fail("InsertKeyConcurrently refused the new " + KeyName(2 * index));
+      MaybeTimed(stats.latency, [&] { inserted = writer.Put(2 * index, index + 1); });
+      if (!inserted) checker.Fail(writer.Refusal("the new " + KeyName(2 * index)));
       stats.Count();
     }
   });
   Measurement m;
   Collect(run, 0, threads, &m);
-  MeasureMemory(rep, n, &m);
+  face.MeasureMemory(n, &m);
   TakeFailure(checker, &m);
-  if (m.ok) TakeStatus(VerifyDataSet(rep, in), "the scan after the fill", &m);
+  if (m.ok) TakeStatus(VerifyDataSet(face, in), "the scan after the fill", &m);
   return m;
 }
 
-Measurement OverwritePhase(BenchRep& rep, const WorkloadInput& in) {
+template <class Face>
+Measurement OverwritePhase(Face& face, const WorkloadInput& in) {
   const std::vector<uint32_t>& keys = in.plan->write_keys;
   const uint64_t n = keys.size();
   Measurement m;
@@ -70,16 +110,16 @@ Measurement OverwritePhase(BenchRep& rep, const WorkloadInput& in) {
   }
   Checker checker;
   ThreadRun run = RunTimed(in, 1, n, 1, [&](uint32_t, ThreadStats& stats) {
-    Inserter inserter(rep.rep(), *in.keys, *in.values, /*concurrent=*/false);
+    typename Face::Writer writer(face, in, /*concurrent=*/false);
     for (uint64_t i = 0; i < n && !checker.failed(); ++i) {
       bool inserted = false;
-      MaybeTimed(stats.latency, [&] { inserted = inserter.Put(2 * uint64_t{keys[i]}, i + 1); });
-      if (!inserted) checker.Fail("InsertKey refused a new version of " + KeyName(2 * keys[i]));
+      MaybeTimed(stats.latency, [&] { inserted = writer.Put(2 * uint64_t{keys[i]}, i + 1); });
+      if (!inserted) checker.Fail(writer.Refusal("a new version of " + KeyName(2 * keys[i])));
       stats.Count();
     }
   });
   Collect(run, 0, 1, &m);
-  MeasureMemory(rep, n, &m);
+  face.MeasureMemory(n, &m);
   TakeFailure(checker, &m);
   if (!m.ok) return m;
 
@@ -88,8 +128,9 @@ Measurement OverwritePhase(BenchRep& rep, const WorkloadInput& in) {
   for (uint64_t i = 0; i < n; ++i) newest[keys[i]] = i + 1;
   uint64_t count = 0;
   uint64_t current_key = UINT64_MAX;
-  Status s = ScanInOrder(
-      rep.rep(), *in.keys,
+  typename Face::Cursor cursor(face, in);
+  Status s = ScanCursorInOrder(
+      cursor,
       [&](const DecodedEntry& e) {
         // A version that was written: with count == n and the strict order
         // the scan checks, the rep holds exactly the written versions.
@@ -118,5 +159,15 @@ Measurement OverwritePhase(BenchRep& rep, const WorkloadInput& in) {
   }
   return m;
 }
+
+#define MEMREP_BENCH_WRITE_PHASES(Face)                                            \
+  template Measurement FillSeqPhase(Face&, const WorkloadInput&);                  \
+  template Measurement FillRandomPhase(Face&, const WorkloadInput&);               \
+  template Measurement FillBatchPhase(Face&, const WorkloadInput&);                \
+  template Measurement ConcurrentFillPhase(Face&, const WorkloadInput&, uint32_t); \
+  template Measurement OverwritePhase(Face&, const WorkloadInput&);
+MEMREP_BENCH_WRITE_PHASES(RepFace)
+MEMREP_BENCH_WRITE_PHASES(TableFace)
+#undef MEMREP_BENCH_WRITE_PHASES
 
 }  // namespace memrep::bench

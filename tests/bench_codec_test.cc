@@ -45,6 +45,73 @@ TEST(BenchKeys, DecodeRefusesKeysItDidNotMake) {
   EXPECT_FALSE(keys.Decode(KeyCodec(16).Make(7), &n));  // wrong size
 }
 
+// --shared_prefix: N bytes of one fixed text, then the number big-endian in
+// the other key_size - N bytes, zero-padded on the left.
+TEST(BenchKeys, SharedPrefixKeysKeepNumericOrderAndDecode) {
+  const KeyCodec keys(32, 24);
+  EXPECT_EQ(keys.shared_prefix(), 24u);
+  const std::string k = keys.Make(0x0102030405060708ull);
+  ASSERT_EQ(k.size(), 32u);
+  EXPECT_EQ(k.substr(0, 24), std::string(kSharedPrefixText.substr(0, 24)));
+  EXPECT_EQ(k.substr(24), std::string("\x01\x02\x03\x04\x05\x06\x07\x08", 8));
+  EXPECT_NE(k.substr(0, 24), std::string(24, '\0'));  // not all zeros
+
+  const uint64_t numbers[] = {0, 1, 2, 255, 256, 65535, 1u << 31, 0xffffffffull};
+  for (size_t i = 0; i + 1 < std::size(numbers); ++i) {
+    EXPECT_LT(keys.Make(numbers[i]), keys.Make(numbers[i + 1])) << numbers[i];
+  }
+  for (uint64_t n : numbers) {
+    const std::string key = keys.Make(n);
+    EXPECT_TRUE(key.starts_with(keys.prefix()));
+    uint64_t back = 0;
+    ASSERT_TRUE(keys.Decode(key, &back)) << n;
+    EXPECT_EQ(back, n);
+  }
+  // Every key of a run shares the prefix, and byte order is numeric order.
+  std::vector<std::string> made;
+  for (uint64_t n = 0; n < 2000; n += 7) made.push_back(keys.Make(n));
+  EXPECT_TRUE(std::is_sorted(made.begin(), made.end()));
+}
+
+TEST(BenchKeys, SharedPrefixLongerThanItsTextRepeatsIt) {
+  const uint32_t n = static_cast<uint32_t>(kSharedPrefixText.size()) + 10;
+  const KeyCodec keys(n + 4, n);  // the fewest bytes left for the number: 4
+  const std::string k = keys.Make(0xa0b0c0d0);
+  EXPECT_EQ(k.substr(0, kSharedPrefixText.size()), kSharedPrefixText);
+  EXPECT_EQ(k.substr(kSharedPrefixText.size(), 10), kSharedPrefixText.substr(0, 10));
+  EXPECT_EQ(k.substr(n), std::string("\xa0\xb0\xc0\xd0", 4));
+  uint64_t back = 0;
+  ASSERT_TRUE(keys.Decode(k, &back));
+  EXPECT_EQ(back, 0xa0b0c0d0u);
+  EXPECT_LT(keys.Make(0xfffffffe), keys.Make(0xffffffff));
+}
+
+TEST(BenchKeys, SharedPrefixDecodeRefusesOtherKeys) {
+  const KeyCodec keys(20, 8);
+  uint64_t n;
+  std::string k = keys.Make(7);
+  k[3] ^= 1;  // another prefix
+  EXPECT_FALSE(keys.Decode(k, &n));
+  k = keys.Make(7);
+  k[8] = 'x';  // the left padding not zero
+  EXPECT_FALSE(keys.Decode(k, &n));
+  EXPECT_FALSE(keys.Decode(KeyCodec(20).Make(7), &n));     // no prefix
+  EXPECT_FALSE(keys.Decode(KeyCodec(24, 8).Make(7), &n));  // wrong size
+  EXPECT_FALSE(KeyCodec(20).Decode(keys.Make(7), &n));     // the other way round
+  // Entries and lookup keys carry the whole key.
+  const ValuePool values(10, 1);
+  EntryWriter writer(keys, values);
+  std::string buf(writer.entry_size(), '\0');
+  writer.Write(buf.data(), 1234, 5);
+  const DecodedEntry e = DecodeBenchEntry(buf.data(), keys);
+  EXPECT_TRUE(e.ours);
+  EXPECT_EQ(e.key_number, 1234u);
+  EXPECT_EQ(e.seq, 5u);
+  LookupTarget target(keys);
+  target.Set(1234);
+  EXPECT_EQ(target.user_key(), keys.Make(1234));
+}
+
 TEST(BenchEntry, RoundTripInRocksDbsMemtableFormat) {
   const KeyCodec keys(16);
   for (uint32_t item_size : {0u, 3u, 100u, 300u}) {

@@ -12,7 +12,9 @@
 #include <vector>
 
 #include "flags.h"
+#include "memrep/memtable.h"
 #include "report.h"
+#include "standalone_face.h"
 #include "workload_ops.h"
 #include "workloads.h"
 
@@ -73,7 +75,7 @@ struct Scenario {
       : flags(std::move(f)),
         info(FindWorkload(workload)),
         plan(MakeKeyPlan(*info, flags)),
-        keys(flags.key_size),
+        keys(flags.key_size, flags.shared_prefix),
         values(flags.item_size, flags.seed) {
     input.flags = &flags;
     input.keys = &keys;
@@ -83,8 +85,7 @@ struct Scenario {
   }
 
   std::unique_ptr<RepFactory> Factory(const std::string& rep) const {
-    RepConfig config;
-    config.bucket_count = flags.bucket_count;
+    RepConfig config = RepConfigOf(flags);
     std::unique_ptr<RepFactory> f;
     Status s = RepFactory::Make(rep, config, ExpectedArenaBytes(*info, flags), &f);
     EXPECT_TRUE(s.ok()) << s.ToString();
@@ -294,6 +295,15 @@ TEST(BenchFlags, ParsesAndRefuses) {
   EXPECT_TRUE(f.freeze_before_reads);
   EXPECT_FALSE(f.progress);
   EXPECT_EQ(f.json_path, "/tmp/x.json");
+  EXPECT_EQ(f.face, BenchFace::kRep);
+  EXPECT_EQ(f.shared_prefix, 0u);
+  ASSERT_TRUE(
+      parse({"--face=standalone", "--key_size=32", "--shared_prefix=24", "--batch_size=10"}, &f)
+          .ok());
+  EXPECT_EQ(f.face, BenchFace::kStandalone);
+  EXPECT_EQ(f.shared_prefix, 24u);
+  EXPECT_EQ(f.batch_size, 10u);
+  ASSERT_TRUE(parse({"--key_size=16", "--shared_prefix=12"}, &f).ok());  // 4 bytes left: enough
   ASSERT_TRUE(parse({"--benchmarks=all", "--memtablerep=all", "--list_reps"}, &f).ok());
   EXPECT_EQ(f.benchmarks.size(), KnownWorkloads().size());
   EXPECT_EQ(f.reps, KnownRepNames());
@@ -319,13 +329,164 @@ TEST(BenchFlags, ParsesAndRefuses) {
                                              {"--num_operations"},
                                              {"stray"},
                                              {"--progress=maybe"},
-                                             {"--key_size=8", "--prefix_length=9"}}) {
+                                             {"--key_size=8", "--prefix_length=9"},
+                                             {"--face=library"},
+                                             {"--batch_size=0"},
+                                             {"--shared_prefix=16"},  // key_size 16: no byte left
+                                             {"--key_size=16", "--shared_prefix=13"}}) {
     Flags g;
     Status s = parse(bad, &g);
     EXPECT_TRUE(s.IsInvalidArgument()) << bad[0];
     EXPECT_FALSE(s.message().empty());
   }
   EXPECT_NE(Usage().find("--num_operations"), std::string::npos);
+  EXPECT_NE(Usage().find("--shared_prefix"), std::string::npos);
+  EXPECT_NE(Usage().find("--face"), std::string::npos);
+  // The message says what is wrong and what to do.
+  Flags g;
+  Status s = parse({"--key_size=16", "--shared_prefix=14"}, &g);
+  EXPECT_NE(s.message().find("--shared_prefix=14 leaves 2 byte(s) of --key_size=16"),
+            std::string::npos)
+      << s.message();
+}
+
+// Keys that share a 24-byte prefix: every workload passes on every rep that
+// runs it, at the rep level.
+TEST(BenchWorkloads, SharedPrefixKeysPassEveryWorkload) {
+  Flags f = TinyFlags();
+  f.key_size = 32;
+  f.shared_prefix = 24;
+  f.prefix_length = 32;  // RocksDB's hash reps: one key per bucket
+  for (const WorkloadInfo& workload : KnownWorkloads()) {
+    Scenario scenario(workload.name, f);
+    for (const std::string& rep : KnownRepNames()) {
+      if (kUnderTsan && workload.kind == WorkloadKind::kMixed && !Known(rep).memrep) continue;
+      const Measurement m = RunWorkload(workload, *scenario.Factory(rep), scenario.input);
+      ASSERT_TRUE(m.ok) << workload.name << " on " << rep << ": " << m.error;
+      if (!m.skipped) {
+        EXPECT_GT(m.ops, 0u) << workload.name << " on " << rep;
+      }
+    }
+  }
+}
+
+Flags StandaloneFlags(uint32_t key_size, uint32_t shared_prefix) {
+  Flags f = TinyFlags();
+  f.face = BenchFace::kStandalone;
+  f.key_size = key_size;
+  f.shared_prefix = shared_prefix;
+  f.batch_size = 64;
+  return f;
+}
+
+// --face=standalone: memrep's reps through memrep::MemTable pass every
+// workload they run, with today's keys and with keys sharing a prefix.
+TEST(BenchStandaloneFace, EveryWorkloadPassesOnMemrepsRepsThroughMemTable) {
+  for (const Flags& f : {StandaloneFlags(16, 0), StandaloneFlags(32, 24)}) {
+    for (const WorkloadInfo& workload : KnownWorkloads()) {
+      Scenario scenario(workload.name, f);
+      for (const KnownRep& rep : KnownReps()) {
+        if (!rep.memrep) continue;
+        const std::string what = workload.name + " on " + rep.name + " (shared_prefix " +
+                                 std::to_string(f.shared_prefix) + ")";
+        const Measurement m = RunWorkload(workload, *scenario.Factory(rep.name), scenario.input);
+        ASSERT_TRUE(m.ok) << what << ": " << m.error;
+        EXPECT_EQ(m.face, BenchFace::kStandalone) << what;
+        if (m.skipped) continue;
+        EXPECT_GT(m.ops, 0u) << what;
+        EXPECT_GT(m.seconds, 0) << what;
+        EXPECT_GT(m.entries, 0u) << what;
+        EXPECT_GT(m.bytes_per_entry(), 0) << what;  // MemTable::MemoryUsage()
+        EXPECT_EQ(m.note.find(kRepLevelNote), std::string::npos) << what;
+        if (workload.kind == WorkloadKind::kMixed) {
+          EXPECT_EQ(m.write_ops, 600u) << what;
+        }
+        if (workload.name == "readrandom") {
+          EXPECT_EQ(m.hits + m.misses, 600u) << what;
+        }
+      }
+    }
+  }
+}
+
+// The brief's scenario, from the command line: fillrandom and readrandom on
+// memrep.SortedHash and memrep.Trie through --face=standalone, 32-byte keys
+// sharing 24 bytes, no values.
+TEST(BenchStandaloneFace, SortedHashAndTrieFillAndReadThroughMemTable) {
+  std::vector<const char*> args = {"memrep_bench",
+                                   "--face=standalone",
+                                   "--benchmarks=fillrandom,readrandom,fillbatch,seekrandom",
+                                   "--memtablerep=skip_list,memrep.SortedHash,memrep.Trie",
+                                   "--num_operations=3000",
+                                   "--key_size=32",
+                                   "--shared_prefix=24",
+                                   "--item_size=0",
+                                   "--batch_size=100",
+                                   "--repeats=1",
+                                   "--progress=false"};
+  Flags flags;
+  bool help = false;
+  ASSERT_TRUE(ParseFlags(static_cast<int>(args.size()), args.data(), &flags, &help).ok());
+  std::vector<RunRecord> runs;
+  for (const std::string& name : flags.benchmarks) {
+    Scenario scenario(name, flags);
+    for (const std::string& rep : flags.reps) {
+      RunRecord record{name, rep, 0,
+                       RunWorkload(*scenario.info, *scenario.Factory(rep), scenario.input)};
+      ASSERT_TRUE(record.m.ok) << name << " on " << rep << ": " << record.m.error;
+      ASSERT_FALSE(record.m.skipped) << name << " on " << rep;
+      const bool memrep_rep = rep != "skip_list";
+      EXPECT_EQ(record.m.face, memrep_rep ? BenchFace::kStandalone : BenchFace::kRep) << rep;
+      // RocksDB's reps stay at the rep level, and the table says so.
+      EXPECT_EQ(record.m.note.starts_with(kRepLevelNote), !memrep_rep) << record.m.note;
+      if (name == "readrandom") {
+        EXPECT_EQ(record.m.hits + record.m.misses, 3000u) << rep;
+      }
+      runs.push_back(std::move(record));
+    }
+  }
+  const std::string table = FormatTable(flags, Summarize(runs, flags));
+  EXPECT_NE(table.find("rep level: rows; hits"), std::string::npos) << table;
+  EXPECT_NE(table.find("face=standalone"), std::string::npos) << table;
+  EXPECT_NE(table.find("shared_prefix=24"), std::string::npos) << table;
+  EXPECT_NE(table.find("MemTable: MemoryUsage()"), std::string::npos) << table;
+}
+
+// The standalone face's checks fail on wrong data, as the rep level's do.
+TEST(BenchStandaloneFace, ReadsOfWrongDataFail) {
+  const KnownRep& rep = FirstMemrepRep();
+  for (const char* workload : {"readrandom", "readseq", "seekrandom"}) {
+    Scenario scenario(workload, StandaloneFlags(16, 0));
+    auto open = [&] {
+      std::unique_ptr<MemTable> table;
+      Status s = OpenStandaloneTable(*scenario.Factory(rep.name), scenario.flags, &table);
+      EXPECT_TRUE(s.ok()) << s.ToString();
+      return table;
+    };
+    auto put = [&](MemTable& table, uint64_t key_number, SequenceNumber seq) {
+      ASSERT_TRUE(
+          table.Put(scenario.keys.Make(key_number), scenario.values.ValueFor(seq), seq).ok());
+    };
+    std::unique_ptr<MemTable> empty = open();
+    EXPECT_FALSE(RunStandalonePhase(*scenario.info, *empty, scenario.input).ok)
+        << workload << " on an empty table passed";
+
+    std::unique_ptr<MemTable> other_keys = open();
+    for (uint64_t j = 0; j < scenario.plan.num_keys; ++j) put(*other_keys, 2 * j + 1, j + 1);
+    EXPECT_FALSE(RunStandalonePhase(*scenario.info, *other_keys, scenario.input).ok)
+        << workload << " on other keys passed";
+
+    // The right keys with sequences (and so values) the data set does not have.
+    std::unique_ptr<MemTable> other_versions = open();
+    for (uint64_t j = 0; j < scenario.plan.num_keys; ++j) put(*other_versions, 2 * j, j + 5001);
+    EXPECT_FALSE(RunStandalonePhase(*scenario.info, *other_versions, scenario.input).ok)
+        << workload << " on other versions passed";
+
+    std::unique_ptr<MemTable> right = open();
+    ASSERT_TRUE(FillStandaloneDataSet(*right, scenario.input).ok());
+    const Measurement m = RunStandalonePhase(*scenario.info, *right, scenario.input);
+    EXPECT_TRUE(m.ok) << workload << ": " << m.error;
+  }
 }
 
 TEST(BenchReport, MediansAndRatios) {
