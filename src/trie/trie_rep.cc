@@ -10,6 +10,7 @@
 
 #include "format/coding.h"
 #include "format/key_order.h"
+#include "trie/trie_file.h"
 #include "trie/trie_iterator.h"
 
 namespace memrep::trie {
@@ -44,12 +45,13 @@ uint64_t ChunkBytesFor(uint64_t write_buffer_size) {
 }
 
 TrieRep::TrieRep(std::unique_ptr<memory::VmRegion> region, std::unique_ptr<Trie> trie, bool rows,
-                 std::string remove_on_close)
+                 std::string remove_on_close, Conversion conversion)
     : region_(std::move(region)),
       trie_(std::move(trie)),
       rows_(rows),
       nearly_full_((region_->capacity() - ReserveFor(region_->capacity())) / 8 * 7),
-      remove_on_close_(std::move(remove_on_close)) {}
+      remove_on_close_(std::move(remove_on_close)),
+      conversion_(std::move(conversion)) {}
 
 TrieRep::~TrieRep() {
   trie_.reset();
@@ -104,8 +106,14 @@ Status TrieRep::Make(const TrieOptions& options, const RepContext& context,
     if (!remove_on_close.empty()) ::unlink(remove_on_close.c_str());
     return s;
   }
-  out->reset(new (std::nothrow)
-                 TrieRep(std::move(region), std::move(trie), context.rows, remove_on_close));
+  // Rows never convert (refused above).
+  Conversion conversion;
+  if (options.convert_to_sst == "kFileMmap") conversion.kind = Conversion::Kind::kFileMmap;
+  if (options.convert_to_sst == "kDumpMem") conversion.kind = Conversion::Kind::kDumpMem;
+  conversion.file = options.file;
+  conversion.sync = options.sync_sst_file;
+  out->reset(new (std::nothrow) TrieRep(std::move(region), std::move(trie), context.rows,
+                                        remove_on_close, std::move(conversion)));
   if (*out == nullptr) return Status::OutOfMemory("a trie rep could not be allocated");
   return Status::OK();
 }
@@ -195,7 +203,23 @@ std::unique_ptr<RepIterator> TrieRep::NewIterator() const {
   return std::unique_ptr<RepIterator>(new (std::nothrow) TrieIterator(*trie_));
 }
 
-void TrieRep::Freeze() { trie_->Freeze(); }
+void TrieRep::Freeze() {
+  trie_->Freeze();
+  std::call_once(convert_once_, [this] { freeze_result_ = Convert(); });
+}
+
+// REQUIRES: frozen (no insert runs or follows, so nothing else bumps the region).
+Status TrieRep::Convert() {
+  switch (conversion_.kind) {
+    case Conversion::Kind::kNone:
+      return Status::OK();
+    case Conversion::Kind::kFileMmap:
+      return WriteTableFromRegion(*trie_, *region_, conversion_.sync);
+    case Conversion::Kind::kDumpMem:
+      return DumpTable(*trie_, *region_, conversion_.file, conversion_.sync);
+  }
+  return Status::OK();
+}
 
 uint64_t TrieRep::ApproximateNumEntries(std::string_view start, std::string_view end) const {
   // Counted exactly up to a bound; past it, the share of the key space the

@@ -12,11 +12,17 @@
 // iterators descend again for each new key (and continue from their path
 // while no node has been replaced since).
 //
+// Freeze with convert_to_sst: kFileMmap makes the file-backed region a table
+// file in place (trie_file.h: a footer and a truncate, O(1)); kDumpMem
+// writes the memory region to `file` as one (O(size)). FreezeResult says how
+// that went; the rep is frozen and readable either way.
+//
 // Thread safety: as Rep (memrep/rep.h); concurrent inserts from any number
 // of threads; readers take no lock.
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "memory/vm_region.h"
@@ -45,6 +51,7 @@ class TrieRep final : public Rep {
 
   std::unique_ptr<RepIterator> NewIterator() const override;
   void Freeze() override;
+  Status FreezeResult() const override { return freeze_result_; }
   bool frozen() const override { return trie_->frozen(); }
   size_t MemoryUsage() const override { return trie_->BytesUsed(); }
   bool NearlyFull() const override { return trie_->BytesUsed() >= nearly_full_; }
@@ -54,15 +61,26 @@ class TrieRep final : public Rep {
   const Trie& trie() const { return *trie_; }
 
  private:
+  // What Freeze makes of the trie (TrieOptions::convert_to_sst).
+  struct Conversion {
+    enum class Kind { kNone, kFileMmap, kDumpMem };
+    Kind kind = Kind::kNone;
+    std::string file;  // kDumpMem: the table file to write
+    bool sync = false;
+  };
   TrieRep(std::unique_ptr<memory::VmRegion> region, std::unique_ptr<Trie> trie, bool rows,
-          std::string remove_on_close);
+          std::string remove_on_close, Conversion conversion);
   bool InsertRow(KeyHandle handle);
+  Status Convert();
 
   std::unique_ptr<memory::VmRegion> region_;
   std::unique_ptr<Trie> trie_;
   const bool rows_;
   const uint64_t nearly_full_;
   const std::string remove_on_close_;  // a file to remove when the rep goes
+  const Conversion conversion_;
+  std::once_flag convert_once_;  // a second Freeze converts nothing
+  Status freeze_result_;         // written once, inside convert_once_
 };
 
 // The bytes a trie keeps back from rows for the nodes of inserts in flight.
