@@ -334,6 +334,18 @@ TEST(TrieTable, BothConversionsGiveTheSameRecords) {
   EXPECT_EQ(a->NumEntries(), b->NumEntries());
 }
 
+TEST(TrieTable, MemoryUsageDoesNotGrowWhenFreezeAddsTheFooter) {
+  TempFile mapped("usage_mapped");
+  auto mem = OpenMemTable(TrieSpec("kFileMmap", mapped.path()), false);
+  ASSERT_NE(mem, nullptr);
+  Workload(5).WriteTo(mem.get());
+  const size_t before = mem->MemoryUsage();
+  ASSERT_TRUE(mem->Freeze().ok());
+  EXPECT_EQ(mem->MemoryUsage(), before);
+  std::unique_ptr<TrieTable> table;
+  ASSERT_TRUE(TrieTable::Open(mapped.path(), &table).ok());  // the footer is there
+}
+
 // A small, good table's bytes, and a place to write variants of them.
 class TrieTableRefusal : public ::testing::Test {
  protected:

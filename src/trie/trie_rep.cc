@@ -10,6 +10,7 @@
 
 #include "format/coding.h"
 #include "format/key_order.h"
+#include "trie/registration.h"
 #include "trie/trie_file.h"
 #include "trie/trie_iterator.h"
 
@@ -17,7 +18,7 @@ namespace memrep::trie {
 
 namespace {
 
-// One node per insert in flight at most (a split's K4 or a growth's copy, up
+// One node per insert in flight at most (a split's K2 or a growth's copy, up
 // to a K256): a megabyte covers a thousand writer threads at once.
 constexpr uint64_t kReserve = uint64_t{1} << 20;
 
@@ -68,18 +69,9 @@ Status TrieRep::Make(const TrieOptions& options, const RepContext& context,
         " orders keys by their bytes: it serves the bytewise comparator and its reverse, not " +
         context.comparator->Name());
   }
-  if (context.rows && options.convert_to_sst != "kDontConvert") {
-    return Status::NotSupported(
-        std::string(TrieOptions::kName) + " convert_to_sst=" + options.convert_to_sst +
-        ": stock RocksDB has no way to adopt a memtable as a table, so inside RocksDB a trie is "
-        "flushed like any memtable; use convert_to_sst=kDontConvert (dir= still places the "
-        "memtable's memory in a file)");
-  }
-  if (context.rows && !options.file.empty()) {
-    return Status::InvalidArgument(
-        std::string(TrieOptions::kName) + " file=" + options.file +
-        ": RocksDB keeps several memtables at once, so a file per memtable is made in a "
-        "directory; use dir= instead");
+  if (context.rows) {
+    Status face = CheckRowsFace(options);  // also refused when a DB opens
+    if (!face.ok()) return face;
   }
   memory::VmRegionOptions ro;
   ro.capacity = options.mem_cap;
@@ -205,6 +197,8 @@ std::unique_ptr<RepIterator> TrieRep::NewIterator() const {
 
 void TrieRep::Freeze() {
   trie_->Freeze();
+  size_t none = 0;
+  frozen_usage_.compare_exchange_strong(none, trie_->BytesUsed(), std::memory_order_acq_rel);
   std::call_once(convert_once_, [this] { freeze_result_ = Convert(); });
 }
 

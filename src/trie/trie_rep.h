@@ -1,10 +1,10 @@
 // TrieRep: the trie memtable representation. A Trie (trie.h) in a VmRegion
 // of its own, with both faces:
 //
-//   RocksDB face (rows):  Allocate ─► a cell [next|head|row] in the region
+//   RocksDB face (rows):  Allocate ─► a cell [next|row] in the region
 //                         Insert   ─► the trie indexes the row's user key;
-//                                     the cell is the key's leaf, or a
-//                                     version in an existing leaf's list
+//                                     the slot of the key names its newest
+//                                     cell, whose next links the older ones
 //   standalone (views):   Add ─► a version [next|len|tag|value] and, for a
 //                         new key, a leaf holding the key's unshared bytes
 //
@@ -21,6 +21,7 @@
 // of threads; readers take no lock.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -53,7 +54,12 @@ class TrieRep final : public Rep {
   void Freeze() override;
   Status FreezeResult() const override { return freeze_result_; }
   bool frozen() const override { return trie_->frozen(); }
-  size_t MemoryUsage() const override { return trie_->BytesUsed(); }
+  // The region's used bytes; at Freeze they are recorded before a table's
+  // footer is added, so the usage never grows after Freeze (contract 7).
+  size_t MemoryUsage() const override {
+    const size_t frozen = frozen_usage_.load(std::memory_order_acquire);
+    return frozen != 0 ? frozen : trie_->BytesUsed();
+  }
   bool NearlyFull() const override { return trie_->BytesUsed() >= nearly_full_; }
   uint64_t NumEntries() const override { return trie_->NumEntries(); }
   uint64_t ApproximateNumEntries(std::string_view start, std::string_view end) const override;
@@ -79,8 +85,9 @@ class TrieRep final : public Rep {
   const uint64_t nearly_full_;
   const std::string remove_on_close_;  // a file to remove when the rep goes
   const Conversion conversion_;
-  std::once_flag convert_once_;  // a second Freeze converts nothing
-  Status freeze_result_;         // written once, inside convert_once_
+  std::atomic<size_t> frozen_usage_{0};  // MemoryUsage at Freeze; 0 before
+  std::once_flag convert_once_;          // a second Freeze converts nothing
+  Status freeze_result_;                 // written once, inside convert_once_
 };
 
 // The bytes a trie keeps back from rows for the nodes of inserts in flight.
