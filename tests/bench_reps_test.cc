@@ -461,9 +461,8 @@ TEST(BenchRepCatalogue, MemrepRepsAreValidatedForTheWriteBuffer) {
     if (limit == 0) continue;
     // The trie's limit also depends on its region (3/4 of mem_cap): the
     // traits' limit is what its largest region holds.
-    const std::string spec = rep.canonical_name == "memrep.Trie"
-                                 ? "id=memrep.Trie;mem_cap=8G"
-                                 : std::string(rep.name);
+    const std::string spec =
+        rep.canonical_name == "memrep.Trie" ? "id=memrep.Trie;mem_cap=8G" : std::string(rep.name);
     config.write_buffer_size = 0;
     ASSERT_TRUE(RepFactory::Make(spec, config, 2 * limit, &f).ok()) << spec;
     EXPECT_NE(f->description().find("write_buffer_size=" + std::to_string(limit) + ")"),

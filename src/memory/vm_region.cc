@@ -54,10 +54,11 @@ Status MapAnonymous(uint64_t bytes, HugePages huge_pages, char** base) {
   if (p == MAP_FAILED) {
     const int err = errno;
     if (huge_pages == HugePages::kExplicit) {
-      return Status::OutOfMemory(
-          "explicit huge pages: could not map " + std::to_string(bytes) + " bytes (" +
-          std::to_string(bytes / kHugePageBytes) + " pages of 2 MiB): " + ErrnoText(err) +
-          "; reserve them with sysctl vm.nr_hugepages or use transparent huge pages (the trie: use_hugepage=transparent)");
+      return Status::OutOfMemory("explicit huge pages: could not map " + std::to_string(bytes) +
+                                 " bytes (" + std::to_string(bytes / kHugePageBytes) +
+                                 " pages of 2 MiB): " + ErrnoText(err) +
+                                 "; reserve them with sysctl vm.nr_hugepages or use transparent "
+                                 "huge pages (the trie: use_hugepage=transparent)");
     }
     return Status::OutOfMemory("could not reserve " + std::to_string(bytes) +
                                " bytes of address space for a region: " + ErrnoText(err) +

@@ -36,8 +36,8 @@ struct Registration {
   // Optional: OK if a memtable of write_buffer_size bytes fits a rep with
   // these options, else InvalidArgument saying what to change (a rep whose
   // capacity is an option). traits.max_memtable_bytes is checked first.
-  Status (*check_write_buffer_size)(const AnyOptions& options, uint64_t write_buffer_size) =
-      nullptr;
+  Status (*check_write_buffer_size)(const AnyOptions& options,
+                                    uint64_t write_buffer_size) = nullptr;
   // Optional: OK if these options can serve the RocksDB face (rows), else
   // NotSupported or InvalidArgument saying why and what to use instead; run
   // when a DB opens, so a rep is never refused later, when a memtable is made.
