@@ -38,6 +38,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "concurrency/epoch.h"
@@ -149,6 +150,12 @@ class Trie {
   // A leaf's whole user key: in the row (rows), or assembled from the path
   // that reached it into *buf (views).
   std::string_view KeyOf(Ref leaf, const Path& path, std::string* buf) const;
+
+  // An internal key's user key and sequence.
+  static std::pair<std::string_view, SequenceNumber> Split(std::string_view internal_key) {
+    const std::string_view user = internal_key.substr(0, internal_key.size() - 8);
+    return {user, TagSequence(format::DecodeFixed64(internal_key.data() + user.size()))};
+  }
 
   // ---- Statistics ----
 

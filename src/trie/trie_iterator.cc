@@ -49,8 +49,7 @@ void TrieIterator::SeekToLast() {
 }
 
 void TrieIterator::Seek(std::string_view internal_key) {
-  const std::string_view user = internal_key.substr(0, internal_key.size() - 8);
-  const SequenceNumber seq = TagSequence(format::DecodeFixed64(internal_key.data() + user.size()));
+  const auto [user, seq] = Trie::Split(internal_key);
   Trie::ReadGuard guard(t_);
   Begin();
   // The first key at or after `user` in the rep's order.
@@ -62,8 +61,7 @@ void TrieIterator::Seek(std::string_view internal_key) {
 }
 
 void TrieIterator::SeekForPrev(std::string_view internal_key) {
-  const std::string_view user = internal_key.substr(0, internal_key.size() - 8);
-  const SequenceNumber seq = TagSequence(format::DecodeFixed64(internal_key.data() + user.size()));
+  const auto [user, seq] = Trie::Split(internal_key);
   Trie::ReadGuard guard(t_);
   Begin();
   // The last key at or before `user` in the rep's order.

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <new>
 #include <random>
+#include <utility>
 
 #include "format/coding.h"
 #include "format/key_order.h"
@@ -128,44 +129,50 @@ Status TrieRep::Add(const EntryView& entry, bool /*concurrent*/) {
   return trie_->InsertView(entry);
 }
 
-void TrieRep::GetRows(std::string_view internal_key, void* arg, RowCallback callback) const {
-  const std::string_view user = internal_key.substr(0, internal_key.size() - 8);
-  const SequenceNumber seq = TagSequence(format::DecodeFixed64(internal_key.data() + user.size()));
-  Trie::ReadGuard guard(*trie_);
-  const Ref leaf = trie_->FindLeaf(user);
+namespace {
+
+// Calls visit(version) on the versions of the internal key's user key with a
+// sequence at or below its own, newest first, until visit returns false.
+template <typename Visit>
+void VisitFrom(const Trie& trie, std::string_view user, SequenceNumber seq, Visit visit) {
+  Trie::ReadGuard guard(trie);
+  const Ref leaf = trie.FindLeaf(user);
   if (leaf == 0) return;
-  Ref v = trie_->Head(leaf);
-  while (v != 0 && TagSequence(trie_->Tag(v)) > seq) v = trie_->Next(v);
-  for (; v != 0; v = trie_->Next(v)) {
-    if (!callback(arg, trie_->Row(v))) return;
+  Ref v = trie.Head(leaf);
+  while (v != 0 && TagSequence(trie.Tag(v)) > seq) v = trie.Next(v);
+  for (; v != 0 && visit(v); v = trie.Next(v)) {
   }
+}
+
+}  // namespace
+
+void TrieRep::GetRows(std::string_view internal_key, void* arg, RowCallback callback) const {
+  const auto split = Trie::Split(internal_key);
+  const std::string_view user = split.first;
+  const SequenceNumber seq = split.second;
+  VisitFrom(*trie_, user, seq, [&](Ref v) { return callback(arg, trie_->Row(v)); });
 }
 
 void TrieRep::Get(std::string_view internal_key, void* arg, EntryCallback callback) const {
   if (rows_) return Rep::Get(internal_key, arg, callback);
-  const std::string_view user = internal_key.substr(0, internal_key.size() - 8);
-  const SequenceNumber seq = TagSequence(format::DecodeFixed64(internal_key.data() + user.size()));
-  Trie::ReadGuard guard(*trie_);
-  const Ref leaf = trie_->FindLeaf(user);
-  if (leaf == 0) return;
-  Ref v = trie_->Head(leaf);
-  while (v != 0 && TagSequence(trie_->Tag(v)) > seq) v = trie_->Next(v);
-  for (; v != 0; v = trie_->Next(v)) {
-    if (!callback(arg, EntryView{user, trie_->Tag(v), trie_->Value(v)})) return;
-  }
+  const auto split = Trie::Split(internal_key);
+  const std::string_view user = split.first;
+  const SequenceNumber seq = split.second;
+  VisitFrom(*trie_, user, seq, [&](Ref v) {
+    return callback(arg, EntryView{user, trie_->Tag(v), trie_->Value(v)});
+  });
 }
 
 bool TrieRep::Contains(std::string_view internal_key) const {
-  const std::string_view user = internal_key.substr(0, internal_key.size() - 8);
-  const SequenceNumber seq = TagSequence(format::DecodeFixed64(internal_key.data() + user.size()));
-  Trie::ReadGuard guard(*trie_);
-  const Ref leaf = trie_->FindLeaf(user);
-  for (Ref v = leaf == 0 ? 0 : trie_->Head(leaf); v != 0; v = trie_->Next(v)) {
-    const SequenceNumber s = TagSequence(trie_->Tag(v));
-    if (s == seq) return true;
-    if (s < seq) return false;
-  }
-  return false;
+  const auto split = Trie::Split(internal_key);
+  const std::string_view user = split.first;
+  const SequenceNumber seq = split.second;
+  bool found = false;
+  VisitFrom(*trie_, user, seq, [&](Ref v) {
+    found = TagSequence(trie_->Tag(v)) == seq;
+    return false;  // the first at or below seq is the only candidate
+  });
+  return found;
 }
 
 Status TrieRep::RandomSample(size_t target, uint64_t seed, std::vector<const char*>* out) const {
