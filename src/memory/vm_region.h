@@ -86,6 +86,10 @@ class VmRegion {
   uint64_t capacity() const { return capacity_; }
   uint64_t used() const { return used_.load(std::memory_order_acquire); }
   bool file_backed() const { return fd_ >= 0; }
+  // The backing file's descriptor (-1 if none), open while the region is,
+  // for writes that should not go through the mapping (a pwrite fills one
+  // page where a first touch of a sparse mapping faults in a readahead window).
+  int fd() const { return fd_; }
   bool read_only() const { return read_only_; }
   const std::string& path() const { return path_; }
 

@@ -116,14 +116,8 @@ Status WriteTableFromRegion(const Trie& trie, memory::VmRegion& region, bool syn
   // in with readahead, which zero-fills a window of pages around it (30 ms
   // and more, measured). A pwrite fills the one page. The mapping shares the
   // page cache, so it reads the footer too.
-  const int fd = ::open(region.path().c_str(), O_WRONLY | O_CLOEXEC);
-  if (fd < 0) {
-    const int err = errno;
-    return Status::IOError("could not open the region file " + Quoted(region.path()) +
-                           " to write the table footer: " + ErrnoText(err));
-  }
-  s = WriteAll(fd, reinterpret_cast<const char*>(&footer), kFooterBytes, at, region.path());
-  ::close(fd);
+  s = WriteAll(region.fd(), reinterpret_cast<const char*>(&footer), kFooterBytes, at,
+               region.path());
   if (!s.ok()) return s;
   const uint64_t end = at + kFooterBytes;
   // The sparse file was sized to the capacity: cut it at the footer's end,

@@ -229,12 +229,10 @@ uint64_t TrieRep::ApproximateNumEntries(std::string_view start, std::string_view
   TrieIterator it(*trie_);
   uint64_t n = 0;
   const format::KeyOrder order(trie_->reverse() ? ReverseBytewiseComparator() : nullptr);
+  const auto [end_user, end_seq] = Trie::Split(end);
   for (it.Seek(start); it.Valid() && n < kCounted; it.Next(), ++n) {
     const EntryView e = it.entry();
-    if (order.Compare(e.user_key, e.tag, end.substr(0, end.size() - 8),
-                      format::DecodeFixed64(end.data() + end.size() - 8)) >= 0) {
-      return n;
-    }
+    if (order.Compare(e.user_key, e.tag, end_user, PackTag(end_seq, 0)) >= 0) return n;
   }
   if (n < kCounted) return n;
   TrieIterator first(*trie_), last(*trie_);
@@ -243,8 +241,8 @@ uint64_t TrieRep::ApproximateNumEntries(std::string_view start, std::string_view
   if (!first.Valid() || !last.Valid()) return n;
   const double lo = double(order.Prefix(first.entry().user_key));
   const double hi = double(order.Prefix(last.entry().user_key));
-  const double a = double(order.Prefix(start.substr(0, start.size() - 8)));
-  const double b = double(order.Prefix(end.substr(0, end.size() - 8)));
+  const double a = double(order.Prefix(Trie::Split(start).first));
+  const double b = double(order.Prefix(end_user));
   if (hi <= lo || b <= a) return n;
   const double share = std::clamp((std::min(b, hi) - std::max(a, lo)) / (hi - lo), 0.0, 1.0);
   return std::max<uint64_t>(n, static_cast<uint64_t>(share * double(NumEntries())));
