@@ -151,6 +151,20 @@ class Trie {
   // that reached it into *buf (views).
   std::string_view KeyOf(Ref leaf, const Path& path, std::string* buf) const;
 
+  // Calls visit(version) on the versions of `user` with a sequence at or
+  // below `seq`, newest first, until visit returns false (a Get at a
+  // snapshot). Takes its own ReadGuard.
+  template <typename Visit>
+  void VisitVersions(std::string_view user, SequenceNumber seq, Visit visit) const {
+    ReadGuard guard(*this);
+    const Ref leaf = FindLeaf(user);
+    if (leaf == 0) return;
+    Ref v = Head(leaf);
+    while (v != 0 && TagSequence(Tag(v)) > seq) v = Next(v);
+    for (; v != 0 && visit(v); v = Next(v)) {
+    }
+  }
+
   // An internal key's user key and sequence.
   static std::pair<std::string_view, SequenceNumber> Split(std::string_view internal_key) {
     const std::string_view user = internal_key.substr(0, internal_key.size() - 8);

@@ -129,28 +129,11 @@ Status TrieRep::Add(const EntryView& entry, bool /*concurrent*/) {
   return trie_->InsertView(entry);
 }
 
-namespace {
-
-// Calls visit(version) on the versions of the internal key's user key with a
-// sequence at or below its own, newest first, until visit returns false.
-template <typename Visit>
-void VisitFrom(const Trie& trie, std::string_view user, SequenceNumber seq, Visit visit) {
-  Trie::ReadGuard guard(trie);
-  const Ref leaf = trie.FindLeaf(user);
-  if (leaf == 0) return;
-  Ref v = trie.Head(leaf);
-  while (v != 0 && TagSequence(trie.Tag(v)) > seq) v = trie.Next(v);
-  for (; v != 0 && visit(v); v = trie.Next(v)) {
-  }
-}
-
-}  // namespace
-
 void TrieRep::GetRows(std::string_view internal_key, void* arg, RowCallback callback) const {
   const auto split = Trie::Split(internal_key);
   const std::string_view user = split.first;
   const SequenceNumber seq = split.second;
-  VisitFrom(*trie_, user, seq, [&](Ref v) { return callback(arg, trie_->Row(v)); });
+  trie_->VisitVersions(user, seq, [&](Ref v) { return callback(arg, trie_->Row(v)); });
 }
 
 void TrieRep::Get(std::string_view internal_key, void* arg, EntryCallback callback) const {
@@ -158,7 +141,7 @@ void TrieRep::Get(std::string_view internal_key, void* arg, EntryCallback callba
   const auto split = Trie::Split(internal_key);
   const std::string_view user = split.first;
   const SequenceNumber seq = split.second;
-  VisitFrom(*trie_, user, seq, [&](Ref v) {
+  trie_->VisitVersions(user, seq, [&](Ref v) {
     return callback(arg, EntryView{user, trie_->Tag(v), trie_->Value(v)});
   });
 }
@@ -168,7 +151,7 @@ bool TrieRep::Contains(std::string_view internal_key) const {
   const std::string_view user = split.first;
   const SequenceNumber seq = split.second;
   bool found = false;
-  VisitFrom(*trie_, user, seq, [&](Ref v) {
+  trie_->VisitVersions(user, seq, [&](Ref v) {
     found = TagSequence(trie_->Tag(v)) == seq;
     return false;  // the first at or below seq is the only candidate
   });

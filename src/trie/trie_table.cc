@@ -46,11 +46,11 @@ Status TrieTable::Get(std::string_view user_key, SequenceNumber snapshot, std::s
                       ValueType* type) const {
   if (snapshot > kMaxSequenceNumber) snapshot = kMaxSequenceNumber;
   const trie::Trie& t = *impl_->trie;
-  trie::Trie::ReadGuard guard(t);  // free: the table's trie is frozen
-  const trie::Ref leaf = t.FindLeaf(user_key);
-  if (leaf == 0) return Status::NotFound();
-  trie::Ref v = t.Head(leaf);
-  while (v != 0 && TagSequence(t.Tag(v)) > snapshot) v = t.Next(v);
+  trie::Ref v = 0;
+  t.VisitVersions(user_key, snapshot, [&](trie::Ref version) {
+    v = version;
+    return false;  // the newest at or below the snapshot
+  });
   if (v == 0) return Status::NotFound();
   *type = static_cast<ValueType>(TagType(t.Tag(v)));
   try {
