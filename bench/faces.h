@@ -1,6 +1,6 @@
 // The faces a workload drives a rep through. The timed phases
 // (workload_phases.h) are templates over a face, so each workload is written
-// once for both; for the rep level every call below is inline or the very
+// once for all; for the rep level every call below is inline or the very
 // call the phases made before there were faces.
 //
 //   RepFace    rocksdb::MemTableRep of a BenchRep (here): rows written into
@@ -8,6 +8,8 @@
 //              Get with RocksDB's callback, GetIterator. Every rep.
 //   TableFace  memrep::MemTable (standalone_face.h): Put, Write of a batch,
 //              Get (which copies the value), NewIterator. memrep's reps only.
+//   TrieTableFace  memrep::TrieTable (trie_table_face.h): Reader and Cursor
+//              only, for the read workloads (RunReadPhaseOn).
 //
 // What a face offers (each object below is used by one thread):
 //

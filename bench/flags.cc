@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdlib>
 #include <functional>
 #include <limits>
 #include <map>
@@ -210,15 +211,19 @@ std::vector<FlagDef> Definitions(Flags* f) {
        Unsigned32("shared_prefix", &f->shared_prefix, 0, 1 << 16)},
       {"face",
        "rep: every rep through rocksdb::MemTableRep (rows); standalone: memrep's reps through "
-       "memrep::MemTable (no RocksDB), RocksDB's reps still at the rep level (noted in the table)",
+       "memrep::MemTable (no RocksDB), RocksDB's reps still at the rep level (noted in the table); "
+       "trie_table: read workloads on memrep::TrieTable, a trie memtable frozen into a table file "
+       "in --table_dir (reps that make no table and other workloads are skipped)",
        FaceName(f->face),
        [f](std::string_view v) {
          if (v == "rep") {
            f->face = BenchFace::kRep;
          } else if (v == "standalone") {
            f->face = BenchFace::kStandalone;
+         } else if (v == "trie_table") {
+           f->face = BenchFace::kTrieTable;
          } else {
-           return Bad("face", v, "use rep or standalone");
+           return Bad("face", v, "use rep, standalone or trie_table");
          }
          return Status::OK();
        }},
@@ -267,6 +272,10 @@ std::vector<FlagDef> Definitions(Flags* f) {
        "MarkReadOnly() after the fill of readrandom, readseq and seekrandom (as a memtable "
        "waiting for its flush); lets vector serve point reads",
        "false", Bool("freeze_before_reads", &f->freeze_before_reads), true},
+      {"table_dir",
+       "--face=trie_table: the directory its table files are made in (one per run, removed "
+       "after it)",
+       f->table_dir, Text(&f->table_dir)},
       {"latency_sample_every", "time about one operation in this many (0: no percentiles)",
        std::to_string(f->latency_sample_every),
        Unsigned32("latency_sample_every", &f->latency_sample_every, 0, 1 << 20)},
@@ -291,8 +300,21 @@ RepConfig RepConfigOf(const Flags& flags) {
   return config;
 }
 
+std::string DefaultTableDir() {
+  const char* tmp = std::getenv("TMPDIR");
+  return tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
+}
+
 const char* FaceName(BenchFace face) {
-  return face == BenchFace::kStandalone ? "standalone" : "rep";
+  switch (face) {
+    case BenchFace::kStandalone:
+      return "standalone";
+    case BenchFace::kTrieTable:
+      return "trie_table";
+    case BenchFace::kRep:
+      break;
+  }
+  return "rep";
 }
 
 std::string JoinList(const std::vector<std::string>& items) {

@@ -22,7 +22,11 @@ namespace memrep::bench {
 enum class BenchFace {
   kRep,         // rocksdb::MemTableRep, rows: every rep (the default)
   kStandalone,  // memrep::MemTable for memrep's reps; RocksDB's stay at the rep level
+  kTrieTable,   // reads from memrep::TrieTable, a trie memtable frozen into a table file
 };
+
+// $TMPDIR, else /tmp.
+std::string DefaultTableDir();
 
 struct Flags {
   std::vector<std::string> benchmarks = {"fillrandom", "readrandom"};
@@ -51,6 +55,8 @@ struct Flags {
   uint64_t write_buffer_size = 0;
   uint64_t arena_block_size = uint64_t{1} << 20;
   bool freeze_before_reads = false;
+  // --face=trie_table: where the table files are made (and removed).
+  std::string table_dir = DefaultTableDir();
   uint32_t latency_sample_every = 64;
   bool progress = true;
   bool list_reps = false;  // print the known reps as JSON and exit
@@ -65,7 +71,7 @@ std::string Usage();
 // What RepFactory::Make needs from the flags.
 RepConfig RepConfigOf(const Flags& flags);
 
-// "rep" or "standalone".
+// "rep", "standalone" or "trie_table".
 const char* FaceName(BenchFace face);
 
 // "a,b,c" from a list.

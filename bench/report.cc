@@ -221,11 +221,13 @@ std::string FormatTable(const Flags& flags, const std::vector<Summary>& summarie
     size_t width;
     bool right;
   };
+  size_t rep_width = 15;  // the longest rep name, so that the columns line up
+  for (const Summary& s : summaries) rep_width = std::max(rep_width, s.rep.size());
   const std::vector<Column> columns = {
-      {"workload", 16, false},      {"rep", 15, false},     {"thr", 3, true},
-      {"ops/s", 8, true},           {"us/op", 8, true},     {"p50 ns", 7, true},
-      {"p99 ns", 7, true},          {"p99.9 ns", 8, true},  {"writes/s", 8, true},
-      {"B/entry", 7, true},         {"create us", 9, true}, {"destroy us", 10, true},
+      {"workload", 16, false},      {"rep", rep_width, false}, {"thr", 3, true},
+      {"ops/s", 8, true},           {"us/op", 8, true},        {"p50 ns", 7, true},
+      {"p99 ns", 7, true},          {"p99.9 ns", 8, true},     {"writes/s", 8, true},
+      {"B/entry", 7, true},         {"create us", 9, true},    {"destroy us", 10, true},
       {"vs " + baseline, 12, true}, {"notes", 0, false},
   };
   auto row = [&](const std::vector<std::string>& cells) {
@@ -270,6 +272,10 @@ std::string FormatTable(const Flags& flags, const std::vector<Summary>& summarie
          (flags.face == BenchFace::kStandalone
               ? std::string(" (rep level: rows); memrep's reps through memrep::MemTable: "
                             "MemoryUsage() (arena blocks + the rep's own), per entry")
+              : std::string()) +
+         (flags.face == BenchFace::kTrieTable
+              ? std::string(" (rep level: rows); memrep's reps from a trie table: the file's "
+                            "bytes per entry; create us: TrieTable::Open")
               : std::string()) +
          ". p50/p99/p99.9: sampled latency of one op (- : too few ops to sample).\n";
   return out;

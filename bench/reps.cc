@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 
 #include "memrep/registry.h"
 #include "memrep/rocksdb.h"
 #include "memtable_rep_adapter.h"
+#include "peers/peers.h"
 #include "rep_factory.h"
 
 namespace memrep::bench {
@@ -21,20 +23,21 @@ double MicrosSince(Clock::time_point start) {
   return std::chrono::duration<double, std::micro>(Clock::now() - start).count();
 }
 
-// One of RocksDB's own reps.
+// One of RocksDB's own reps, or a peer (peers/peers.h).
 struct RocksDbRep {
   KnownRep info;
   // Buckets entries by a key prefix: takes --bucket_count, and a fixed
   // prefix extractor of --prefix_length bytes.
   bool hashed = false;
-  rdb::MemTableRepFactory* (*make)(const RepConfig& config);
+  std::function<rdb::MemTableRepFactory*(const RepConfig& config)> make;
 };
 
-// RocksDB's reps, RocksDB's default first. Their traits are what RocksDB's
-// factories declare (IsInsertConcurrentlySupported, CanHandleDuplicatedKey;
+// RocksDB's reps, RocksDB's default first, then the peers this bench was
+// built with. Their traits are what their factories declare
+// (IsInsertConcurrentlySupported, CanHandleDuplicatedKey;
 // tests/bench_reps_test.cc checks both) and what their code costs.
-const std::vector<RocksDbRep>& RocksDbReps() {
-  static const std::vector<RocksDbRep> reps = {
+std::vector<RocksDbRep> MakeRocksDbReps() {
+  std::vector<RocksDbRep> reps = {
       {{"skip_list",
         rdb::SkipListFactory::kClassName(),
         {"skiplist"},
@@ -84,6 +87,17 @@ const std::vector<RocksDbRep>& RocksDbReps() {
          return rdb::NewHashLinkListRepFactory(config.bucket_count, 0, 4096, false);
        }},
   };
+  for (const PeerRep& peer : PeerReps()) {
+    reps.push_back({{peer.name, peer.canonical_name, peer.aliases, peer.description,
+                     /*memrep=*/false, peer.traits},
+                    /*hashed=*/false,
+                    [make = peer.make](const RepConfig&) { return make(); }});
+  }
+  return reps;
+}
+
+const std::vector<RocksDbRep>& RocksDbReps() {
+  static const std::vector<RocksDbRep> reps = MakeRocksDbReps();
   return reps;
 }
 

@@ -29,24 +29,26 @@ bool TableFace::Writer::PutBatch(std::span<const uint32_t> key_indexes) {
   return last_.ok();
 }
 
-GetResult TableFace::Reader::Get(uint64_t key_number) {
-  keys_.Encode(key_number, key_.data());
+GetResult GetResultOfValue(uint64_t key_number, const std::string& value, const ValuePool& values) {
   GetResult result;
-  // NotFound is a miss; any other error is one too, and the check says the
-  // key was not found.
-  if (!table_.Get(key_, kMaxSequenceNumber, &value_).ok()) return result;
   result.found = true;
-  // Get returns no sequence: a value that is the fill's version (key index
-  // + 1) names it; any other leaves it unknown.
   const SequenceNumber fill_seq = key_number / 2 + 1;
-  if (values_.Matches(value_, fill_seq)) {
+  if (values.Matches(value, fill_seq)) {
     result.seq = fill_seq;
     result.value_ok = true;
   } else {
     result.sequence_known = false;
-    result.value_ok = value_.size() == values_.item_size();
+    result.value_ok = value.size() == values.item_size();
   }
   return result;
+}
+
+GetResult TableFace::Reader::Get(uint64_t key_number) {
+  keys_.Encode(key_number, key_.data());
+  // NotFound is a miss; any other error is one too, and the check says the
+  // key was not found.
+  if (!table_.Get(key_, kMaxSequenceNumber, &value_).ok()) return GetResult();
+  return GetResultOfValue(key_number, value_, values_);
 }
 
 Status OpenStandaloneTable(const RepFactory& factory, const Flags& flags,

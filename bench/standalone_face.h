@@ -32,6 +32,44 @@
 
 namespace memrep::bench {
 
+// What a standalone Get's value says (Get returns no sequence): a value that
+// is the fill's version (key index + 1) names it; any other leaves it
+// unknown, right if it has the right size.
+GetResult GetResultOfValue(uint64_t key_number, const std::string& value, const ValuePool& values);
+
+// A Face::Cursor over the MemTableIterator of a `Source` (MemTable or
+// TrieTable: Status NewIterator(std::unique_ptr<MemTableIterator>*) const).
+template <class Source>
+class IteratorCursor {
+ public:
+  IteratorCursor(const Source& source, const KeyCodec& keys)
+      : source_(source), keys_(keys), key_(keys_.key_size(), '\0') {
+    Renew();
+  }
+  // A failed NewIterator (no memory) leaves no iterator: not Valid(), so
+  // the checks fail and say what they did not find.
+  void Renew() {
+    it_.reset();
+    if (!source_.NewIterator(&it_).ok()) it_.reset();
+  }
+  void SeekToFirst() {
+    if (it_ != nullptr) it_->SeekToFirst();
+  }
+  void Seek(uint64_t key_number) {
+    keys_.Encode(key_number, key_.data());
+    if (it_ != nullptr) it_->Seek(key_);
+  }
+  bool Valid() const { return it_ != nullptr && it_->Valid(); }
+  void Next() { it_->Next(); }
+  DecodedEntry entry() const { return DecodeBenchView(it_->entry(), keys_); }
+
+ private:
+  const Source& source_;
+  const KeyCodec& keys_;
+  std::string key_;
+  std::unique_ptr<MemTableIterator> it_;
+};
+
 class TableFace {
  public:
   explicit TableFace(MemTable& table) : table_(table) {}
@@ -76,34 +114,10 @@ class TableFace {
     std::string value_;
   };
 
-  class Cursor {
+  class Cursor : public IteratorCursor<MemTable> {
    public:
     Cursor(TableFace& face, const WorkloadInput& in)
-        : table_(face.table_), keys_(*in.keys), key_(keys_.key_size(), '\0') {
-      Renew();
-    }
-    // A failed NewIterator (no memory) leaves no iterator: not Valid(), so
-    // the checks fail and say what they did not find.
-    void Renew() {
-      it_.reset();
-      if (!table_.NewIterator(&it_).ok()) it_.reset();
-    }
-    void SeekToFirst() {
-      if (it_ != nullptr) it_->SeekToFirst();
-    }
-    void Seek(uint64_t key_number) {
-      keys_.Encode(key_number, key_.data());
-      if (it_ != nullptr) it_->Seek(key_);
-    }
-    bool Valid() const { return it_ != nullptr && it_->Valid(); }
-    void Next() { it_->Next(); }
-    DecodedEntry entry() const { return DecodeBenchView(it_->entry(), keys_); }
-
-   private:
-    const MemTable& table_;
-    const KeyCodec& keys_;
-    std::string key_;
-    std::unique_ptr<MemTableIterator> it_;
+        : IteratorCursor<MemTable>(face.table_, *in.keys) {}
   };
 
   void Freeze() {

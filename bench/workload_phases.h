@@ -7,6 +7,7 @@
 #include "faces.h"
 #include "standalone_face.h"
 #include "thread_runner.h"
+#include "trie_table_face.h"
 #include "workload_ops.h"
 #include "workloads.h"
 
@@ -36,6 +37,10 @@ Measurement MixedPhase(Face& face, const WorkloadInput& in, uint32_t threads, bo
 // The timed phase of `workload` on `face` as it is, then its checks.
 template <class Face>
 Measurement RunPhaseOn(const WorkloadInfo& workload, Face& face, const WorkloadInput& in);
+// The same for a read workload (readrandom, readseq, seekrandom), for a face
+// that offers only Reader and Cursor (a table's).
+template <class Face>
+Measurement RunReadPhaseOn(const WorkloadInfo& workload, Face& face, const WorkloadInput& in);
 
 // Writes the data set (key numbers 2j, sequence j+1, in fill order). Untimed.
 template <class Face>

@@ -96,6 +96,13 @@ uint64_t ExpectedArenaBytes(const WorkloadInfo& workload, const Flags& flags) {
 std::string SkipReason(const WorkloadInfo& workload, const RepFactory& factory,
                        const Flags& flags) {
   const RepTraits& traits = factory.traits();
+  if (flags.face == BenchFace::kTrieTable && factory.memrep()) {
+    if (workload.kind != WorkloadKind::kRead) {
+      return "a trie table takes no writes (--face=standalone runs this on the live memtable)";
+    }
+    const std::string reason = TrieTableSkipReason(factory);
+    if (!reason.empty()) return reason;
+  }
   if (workload.name == "concurrentfill" && !traits.concurrent_insert) {
     return "no concurrent inserts (IsInsertConcurrentlySupported() is false)";
   }
@@ -116,15 +123,18 @@ Measurement RunWorkload(const WorkloadInfo& workload, const RepFactory& factory,
                         const WorkloadInput& input) {
   Measurement m;
   m.threads = WorkloadThreads(workload, *input.flags);
-  const bool standalone = input.flags->face == BenchFace::kStandalone;
-  if (standalone && factory.memrep()) m.face = BenchFace::kStandalone;
+  const BenchFace face = input.flags->face;
+  if (factory.memrep()) m.face = face;
   const std::string skip = SkipReason(workload, factory, *input.flags);
   if (!skip.empty()) {
     m.skipped = true;
     m.note = "skipped: " + skip;
     return m;
   }
-  if (standalone) {
+  if (face == BenchFace::kTrieTable && factory.memrep()) {
+    return RunTrieTableWorkload(workload, factory, input);
+  }
+  if (face != BenchFace::kRep) {
     if (factory.memrep()) return RunStandaloneWorkload(workload, factory, input);
     m = RunRepWorkload(workload, factory, input);
     m.note = m.note.empty() ? kRepLevelNote : std::string(kRepLevelNote) + "; " + m.note;
@@ -170,15 +180,13 @@ template <class Face>
 Measurement RunPhaseOn(const WorkloadInfo& workload, Face& face, const WorkloadInput& in) {
   const uint32_t threads = WorkloadThreads(workload, *in.flags);
   const std::string& name = workload.name;
+  if (workload.kind == WorkloadKind::kRead) return RunReadPhaseOn(workload, face, in);
   if (in.progress != nullptr) in.progress->SetLabel(in.label);
   if (name == "fillseq") return FillSeqPhase(face, in);
   if (name == "fillrandom") return FillRandomPhase(face, in);
   if (name == "fillbatch") return FillBatchPhase(face, in);
   if (name == "concurrentfill") return ConcurrentFillPhase(face, in, threads);
   if (name == "overwrite") return OverwritePhase(face, in);
-  if (name == "readrandom") return ReadRandomPhase(face, in, threads);
-  if (name == "readseq") return ReadSeqPhase(face, in, threads);
-  if (name == "seekrandom") return SeekRandomPhase(face, in, threads);
   if (name == "readwrite") return MixedPhase(face, in, threads, /*seeks=*/false);
   if (name == "seekwhilewriting") return MixedPhase(face, in, threads, /*seeks=*/true);
   Measurement m;
@@ -187,7 +195,22 @@ Measurement RunPhaseOn(const WorkloadInfo& workload, Face& face, const WorkloadI
   return m;
 }
 
+template <class Face>
+Measurement RunReadPhaseOn(const WorkloadInfo& workload, Face& face, const WorkloadInput& in) {
+  const uint32_t threads = WorkloadThreads(workload, *in.flags);
+  const std::string& name = workload.name;
+  if (in.progress != nullptr) in.progress->SetLabel(in.label);
+  if (name == "readrandom") return ReadRandomPhase(face, in, threads);
+  if (name == "readseq") return ReadSeqPhase(face, in, threads);
+  if (name == "seekrandom") return SeekRandomPhase(face, in, threads);
+  Measurement m;
+  m.ok = false;
+  m.error = "unknown read workload " + name;
+  return m;
+}
+
 template Measurement RunPhaseOn(const WorkloadInfo&, RepFace&, const WorkloadInput&);
 template Measurement RunPhaseOn(const WorkloadInfo&, TableFace&, const WorkloadInput&);
+template Measurement RunReadPhaseOn(const WorkloadInfo&, TrieTableFace&, const WorkloadInput&);
 
 }  // namespace memrep::bench

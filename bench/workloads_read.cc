@@ -140,6 +140,7 @@ Measurement SeekRandomPhase(Face& face, const WorkloadInput& in, uint32_t thread
   template Measurement SeekRandomPhase(Face&, const WorkloadInput&, uint32_t);
 MEMREP_BENCH_READ_PHASES(RepFace)
 MEMREP_BENCH_READ_PHASES(TableFace)
+MEMREP_BENCH_READ_PHASES(TrieTableFace)
 #undef MEMREP_BENCH_READ_PHASES
 
 }  // namespace memrep::bench

@@ -36,44 +36,8 @@ stress_dir=$PWD/build/stress
 cmake --preset release >/dev/null
 cmake --build --preset release -j "$jobs" --target memrep_rocksdb memrep_bench
 
-# 2. The source of exactly the installed library.
-version=$(dpkg-query -W -f='${Version}' librocksdb-dev)
-src=$stress_dir/rocksdb-$version
-stamp=$(cat tests/stress/patches/*.patch | sha256sum | cut -c1-16)
-if [[ ! -f $src/.memrep-patched-$stamp ]]; then
-  sudo=""
-  [[ $(id -u) -ne 0 ]] && sudo=sudo
-  if ! apt-get source --print-uris "rocksdb=$version" >/dev/null 2>&1; then
-    echo "stress: adding a deb-src entry for Debian's sources" >&2
-    if [[ -f /etc/apt/sources.list.d/debian.sources ]]; then
-      sed 's/^Types: deb$/Types: deb-src/' /etc/apt/sources.list.d/debian.sources \
-        | $sudo tee /etc/apt/sources.list.d/memrep-deb-src.sources >/dev/null
-    else
-      grep -h '^deb ' /etc/apt/sources.list | sed 's/^deb /deb-src /' \
-        | $sudo tee /etc/apt/sources.list.d/memrep-deb-src.list >/dev/null
-    fi
-    $sudo apt-get update -qq
-  fi
-  rm -rf "$stress_dir/download" "$src"
-  mkdir -p "$stress_dir/download"
-  if ! (cd "$stress_dir/download" && apt-get source -qq --download-only "rocksdb=$version" >/dev/null 2>&1); then
-    echo "stress: cannot download the source of rocksdb $version, the installed librocksdb-dev's" \
-         "version. Does an apt source (deb-src) serve that exact version? Check with:" \
-         "apt-get source --print-uris rocksdb=$version" >&2
-    exit 1
-  fi
-  dpkg-source --no-check -x -q "$stress_dir"/download/rocksdb_*.dsc "$src" >/dev/null
-  got=$(dpkg-parsechangelog -l "$src/debian/changelog" -S Version)
-  if [[ $got != "$version" ]]; then
-    echo "stress: the source unpacked is rocksdb $got, but librocksdb-dev $version is installed" >&2
-    exit 1
-  fi
-  for p in tests/stress/patches/*.patch; do
-    patch -d "$src" -p1 -s --no-backup-if-mismatch < "$p"
-  done
-  touch "$src/.memrep-patched-$stamp"
-  rm -rf "$stress_dir/download"
-fi
+# 2. The source of exactly the installed library, patched.
+src=$(bash scripts/rocksdb-source.sh)
 
 # 3. db_stress (ninja: nothing to do the second time).
 cmake -S tests/stress -B "$stress_dir/build" -G Ninja -DROCKSDB_SOURCE_DIR="$src" >/dev/null

@@ -1,0 +1,50 @@
+# Peers (peers/peers.h): other projects' memtables, built into memrep_bench
+# only when their source is given. Included by bench/CMakeLists.txt after
+# memrep_bench_lib is defined.
+set(MEMREP_PEER_ROCKSDB_SOURCE "" CACHE PATH
+    "RocksDB's source of the installed librocksdb's version: builds the skip_list_ndebug peer")
+set(MEMREP_PEER_TOPLING_ZIP "" CACHE PATH
+    "A checkout of ToplingDB's topling-zip: builds the topling_cspp peer")
+
+target_sources(memrep_bench_lib PRIVATE peers/peers.cc)
+
+if(MEMREP_PEER_ROCKSDB_SOURCE)
+  set(peer_src ${MEMREP_PEER_ROCKSDB_SOURCE})
+  if(NOT EXISTS ${peer_src}/memtable/skiplistrep.cc OR NOT EXISTS ${peer_src}/include/rocksdb/version.h)
+    message(FATAL_ERROR "MEMREP_PEER_ROCKSDB_SOURCE=${peer_src} holds no RocksDB source "
+                        "(no memtable/skiplistrep.cc): give the directory that "
+                        "`bash scripts/rocksdb-source.sh` prints")
+  endif()
+  file(STRINGS ${peer_src}/include/rocksdb/version.h peer_version_lines
+       REGEX "^#define ROCKSDB_(MAJOR|MINOR|PATCH) ")
+  set(peer_version "")
+  foreach(line ${peer_version_lines})
+    string(REGEX REPLACE "^#define ROCKSDB_[A-Z]+ ([0-9]+).*" "\\1" part "${line}")
+    list(APPEND peer_version ${part})
+  endforeach()
+  list(JOIN peer_version "." peer_version)
+  if(NOT peer_version STREQUAL ROCKSDB_VERSION)
+    message(FATAL_ERROR "MEMREP_PEER_ROCKSDB_SOURCE=${peer_src} is RocksDB ${peer_version}, "
+                        "but the installed librocksdb is ${ROCKSDB_VERSION}: give the source of "
+                        "the installed version (bash scripts/rocksdb-source.sh)")
+  endif()
+  # The source's skip-list rep, without assertions. Its classes are renamed so
+  # that the copy sits beside librocksdb's (which keeps its assertions) with
+  # no clash of symbols or of inline template instances.
+  add_library(memrep_peer_skip_list_ndebug STATIC
+    ${peer_src}/memtable/skiplistrep.cc peers/skip_list_ndebug.cc)
+  target_include_directories(memrep_peer_skip_list_ndebug BEFORE PRIVATE ${peer_src} ${peer_src}/include)
+  target_compile_definitions(memrep_peer_skip_list_ndebug PRIVATE
+    NDEBUG ROCKSDB_PLATFORM_POSIX ROCKSDB_LIB_IO_POSIX
+    SkipListFactory=MemrepPeerSkipListFactory InlineSkipList=MemrepPeerInlineSkipList)
+  target_compile_options(memrep_peer_skip_list_ndebug PRIVATE -w)
+  target_link_libraries(memrep_peer_skip_list_ndebug PUBLIC ${ROCKSDB_LIBRARY})
+  target_link_libraries(memrep_bench_lib PUBLIC memrep_peer_skip_list_ndebug)
+  target_compile_definitions(memrep_bench_lib PRIVATE MEMREP_PEER_SKIP_LIST_NDEBUG
+    MEMREP_PEER_ROCKSDB_VERSION="${peer_version}")
+  message(STATUS "memrep_bench peer skip_list_ndebug: RocksDB ${peer_version} from ${peer_src}")
+endif()
+
+if(MEMREP_PEER_TOPLING_ZIP)
+  include(${CMAKE_CURRENT_LIST_DIR}/topling_cspp.cmake)
+endif()

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# memrep_bench with its peers (bench/README.md, "Peers"), in build/peers:
+#   skip_list_ndebug  RocksDB's skip list compiled without assertions from the
+#                     source of the installed librocksdb (scripts/rocksdb-source.sh
+#                     fetches it the first time);
+#   topling_cspp      ToplingDB's CSPP trie, with --topling-zip DIR (a checkout
+#                     of topling-zip; bench/peers/topling_cspp.cmake says what
+#                     it needs).
+# Usage: bash scripts/peers.sh [--topling-zip DIR]
+# Then e.g.: build/peers/bench/memrep_bench --memtablerep=skip_list,skip_list_ndebug,cspp
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+topling_zip=""
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --topling-zip) topling_zip=$(cd "$2" && pwd); shift 2 ;;
+    --topling-zip=*) topling_zip=$(cd "${1#*=}" && pwd); shift ;;
+    *) echo "peers.sh: unknown argument '$1' (usage: bash scripts/peers.sh [--topling-zip DIR])" >&2
+       exit 2 ;;
+  esac
+done
+
+bash scripts/install-deps.sh
+src=$(bash scripts/rocksdb-source.sh)
+cmake -S . -B build/peers -G Ninja -DCMAKE_BUILD_TYPE=Release -DMEMREP_WERROR=ON \
+  -DMEMREP_PEER_ROCKSDB_SOURCE="$src" -DMEMREP_PEER_TOPLING_ZIP="$topling_zip" >/dev/null
+cmake --build build/peers -j "$(nproc)" --target memrep_bench
+build/peers/bench/memrep_bench --list_reps | grep -o '"name": "[a-z_]*"' | sed 's/"name": //' | tr '\n' ' '
+echo
