@@ -7,7 +7,7 @@
 #                     of topling-zip; bench/peers/topling_cspp.cmake says what
 #                     it needs).
 # Usage: bash scripts/peers.sh [--topling-zip DIR]
-# Then e.g.: build/peers/bench/memrep_bench --memtablerep=skip_list,skip_list_ndebug,cspp
+# Then e.g.: build/peers/bench/memrep_bench --memtablerep=skip_list,skip_list_ndebug,topling_cspp,trie
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,6 +22,11 @@ while [[ $# -gt 0 ]]; do
 done
 
 bash scripts/install-deps.sh
+if [[ -n $topling_zip ]] && ! dpkg-query -W -f='${Status}' libboost-dev 2>/dev/null | grep -q "ok installed"; then
+  sudo=""
+  [[ $(id -u) -ne 0 ]] && sudo=sudo
+  $sudo apt-get install -y -qq libboost-dev >/dev/null  # topling-zip's Boost headers
+fi
 src=$(bash scripts/rocksdb-source.sh)
 cmake -S . -B build/peers -G Ninja -DCMAKE_BUILD_TYPE=Release -DMEMREP_WERROR=ON \
   -DMEMREP_PEER_ROCKSDB_SOURCE="$src" -DMEMREP_PEER_TOPLING_ZIP="$topling_zip" >/dev/null

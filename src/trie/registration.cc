@@ -140,7 +140,7 @@ const registry::Registration& RepRegistration() {
   static const registry::Registration registration = [] {
     registry::Registration r;
     r.name = TrieOptions::kName;
-    r.aliases = {"cspp", "trie"};
+    r.aliases = {"trie", "cspp"};
     r.summary =
         "a concurrent Patricia trie in one region addressed by 4-byte offsets: point writes "
         "and reads walk a few small nodes, prefixes are stored once, readers never lock, and "

@@ -25,7 +25,7 @@ ROOT = HERE.parents[1]
 ALIASES = {
     "memrep.SortedHash": ["sorted_hash", "speedb.HashSpdRepFactory"],
     "memrep.Vector": ["vector_rep"],
-    "memrep.Trie": ["cspp", "trie"],
+    "memrep.Trie": ["trie", "cspp"],
 }
 
 
