@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "memrep/memtable.h"
 #include "memrep/registry.h"
@@ -43,6 +45,16 @@ int main() {
   if (table->Get("apple", 2, &value).ok()) std::printf("apple at snapshot 2: %s\n", value.c_str());
   if (table->Get("apple", 10, &value).ok()) std::printf("apple now: %s\n", value.c_str());
   std::printf("banana now: %s\n", table->Get("banana", 10, &value).ToString().c_str());
+
+  // Many keys at one snapshot, in one call: each answered as Get would.
+  const std::vector<std::string_view> keys = {"apple", "banana", "cherry"};
+  std::vector<std::string> values;
+  std::vector<memrep::Status> statuses;
+  s = table->MultiGet(keys, 10, &values, &statuses);
+  for (size_t i = 0; s.ok() && i < keys.size(); ++i) {
+    std::printf("multiget %s: %s\n", std::string(keys[i]).c_str(),
+                statuses[i].ok() ? values[i].c_str() : statuses[i].ToString().c_str());
+  }
 
   // A bad write is refused with a reason, never stored.
   s = table->Put("apple", "blue", 3);

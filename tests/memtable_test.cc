@@ -5,6 +5,8 @@
 
 #include <thread>
 
+#include "memrep/registry.h"
+
 namespace memrep {
 namespace {
 
@@ -54,6 +56,56 @@ TEST(MemTable, RefusesBadInputWithClearErrors) {
   EXPECT_TRUE(s.IsInvalidArgument());
   EXPECT_NE(s.message().find("memrep.SortedHash"), std::string::npos) << "lists the known reps";
   EXPECT_EQ(none, nullptr);
+}
+
+// MultiGet gives, key by key, what Get gives: values, deletions, merge
+// operands, missing keys, keys longer than Get's stack buffer, repeats, at
+// several snapshots; for every rep.
+TEST(MemTable, MultiGetAnswersAsGetDoesForEveryRep) {
+  const std::string long_key(1000, 'L');
+  for (const RepInfo& info : ListReps()) {
+    SCOPED_TRACE(info.name);
+    MemTableOptions options;
+    options.rep = info.name;
+    auto t = Open(options);
+    ASSERT_NE(t, nullptr);
+    ASSERT_TRUE(t->Put("apple", "red", 10).ok());
+    ASSERT_TRUE(t->Put("apple", "green", 20).ok());
+    ASSERT_TRUE(t->Delete("apple", 30).ok());
+    ASSERT_TRUE(t->Add("m", 5, ValueType::kMerge, "+1").ok());
+    ASSERT_TRUE(t->Put(long_key, "long", 7).ok());
+    for (int i = 0; i < 200; ++i) ASSERT_TRUE(t->Put("k" + std::to_string(i), "v", 40 + i).ok());
+    const std::vector<std::string> names = {"apple", "pear", long_key, "m",  "k7",
+                                            "apple", "k199", "k",      "zz", ""};
+    const std::vector<std::string_view> keys(names.begin(), names.end());
+    for (const SequenceNumber snapshot :
+         {SequenceNumber{0}, SequenceNumber{15}, SequenceNumber{25}, SequenceNumber{47},
+          kMaxSequenceNumber, kMaxSequenceNumber + 5}) {
+      std::vector<std::string> values = {"stale"};
+      std::vector<Status> statuses;
+      ASSERT_TRUE(t->MultiGet(keys, snapshot, &values, &statuses).ok());
+      ASSERT_EQ(values.size(), keys.size());
+      ASSERT_EQ(statuses.size(), keys.size());
+      for (size_t i = 0; i < keys.size(); ++i) {
+        std::string value;
+        const Status expected = t->Get(keys[i], snapshot, &value);
+        EXPECT_EQ(statuses[i].code(), expected.code())
+            << "key " << i << " at " << snapshot << ": " << statuses[i].ToString() << " vs "
+            << expected.ToString();
+        if (expected.ok()) {
+          EXPECT_EQ(values[i], value) << "key " << i << " at " << snapshot;
+        }
+      }
+    }
+    std::string value;
+    ASSERT_TRUE(t->Get(long_key, 7, &value).ok());
+    EXPECT_EQ(value, "long");
+    std::vector<std::string> values;
+    std::vector<Status> statuses;
+    ASSERT_TRUE(t->MultiGet({}, 9, &values, &statuses).ok());
+    EXPECT_TRUE(values.empty());
+    EXPECT_TRUE(statuses.empty());
+  }
 }
 
 TEST(MemTable, MergeOperandsAreReadThroughIterators) {

@@ -282,6 +282,62 @@ TEST_P(ViewConformance, BatchesLandInOrder) {
   ExpectFullScansMatch();
 }
 
+// MultiGet answers each key as Get would, in index order, with each key's
+// callback stopping only that key.
+TEST_P(ViewConformance, MultiGetAnswersEachKeyAsGetDoes) {
+  FillRandom(3000, 6);
+  std::mt19937 rng(11);
+  std::vector<ModelKey> targets;
+  for (int i = 0; i < 500; ++i) {
+    targets.push_back(ModelKey{NumberKey(rng() % 220, 3 + rng() % 3), rng() % 55});
+  }
+  std::vector<std::string> ikeys;
+  for (const ModelKey& t : targets) ikeys.push_back(InternalKey(t.user_key, t.seq));
+  const std::vector<std::string_view> views(ikeys.begin(), ikeys.end());
+  struct State {
+    const UserKeyComparator* cmp;
+    const std::vector<ModelKey>* targets;
+    std::vector<std::vector<ModelKey>> seen;
+    size_t last_index = 0;
+    bool in_order = true;
+  } state{cmp(), &targets, std::vector<std::vector<ModelKey>>(targets.size())};
+  rep_->MultiGet(views, &state, [](void* arg, size_t i, const EntryView& e) {
+    auto* s = static_cast<State*>(arg);
+    if (i < s->last_index) s->in_order = false;
+    s->last_index = i;
+    if (s->cmp->Compare(e.user_key, (*s->targets)[i].user_key) != 0) return false;
+    s->seen[i].push_back(ModelKey{std::string(e.user_key), e.sequence()});
+    return true;
+  });
+  EXPECT_TRUE(state.in_order);
+  for (size_t i = 0; i < targets.size(); ++i) {
+    const std::vector<ModelKey> expected = GetVersions(targets[i]);
+    ASSERT_EQ(state.seen[i].size(), expected.size()) << i;
+    for (size_t j = 0; j < expected.size(); ++j) ExpectSameKey(state.seen[i][j], expected[j]);
+  }
+  // A callback that stops at once sees one entry of each key that has a
+  // version at or below its sequence, and at most one of the others (the
+  // next key's, which a rep need not show).
+  struct Count {
+    std::vector<int> calls;
+  } count{std::vector<int>(targets.size(), 0)};
+  rep_->MultiGet(views, &count, [](void* arg, size_t i, const EntryView&) {
+    ++static_cast<Count*>(arg)->calls[i];
+    return false;
+  });
+  for (size_t i = 0; i < targets.size(); ++i) {
+    if (state.seen[i].empty()) {
+      EXPECT_LE(count.calls[i], 1) << i;
+    } else {
+      EXPECT_EQ(count.calls[i], 1) << i;
+    }
+  }
+  rep_->MultiGet({}, &count, [](void*, size_t, const EntryView&) {
+    ADD_FAILURE() << "no key, no call";
+    return false;
+  });
+}
+
 TEST_P(DuplicateConformance, ABatchStopsAtARefusedRecordAndKeepsTheOnesBefore) {
   if (rows()) {
     // The rows face has no batches: RocksDB inserts a batch row by row.

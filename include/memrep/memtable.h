@@ -25,6 +25,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "memrep/comparator.h"
 #include "memrep/entry.h"
@@ -156,6 +157,15 @@ class MEMREP_EXPORT MemTable {
   // InvalidArgument if it is a merge operand (resolve those with an iterator).
   Status Get(std::string_view key, SequenceNumber snapshot, std::string* value) const;
 
+  // Get for many keys at one snapshot, in one call: (*values)[i] and
+  // (*statuses)[i] are what Get(keys[i], snapshot, &(*values)[i]) would set
+  // and return (resized to keys.size()). One buffer holds every lookup key,
+  // and the rep may start loading the next keys' memory while it answers
+  // one. Returns OK, or OutOfMemory if the call could not allocate its
+  // buffers (then no key was looked up).
+  Status MultiGet(std::span<const std::string_view> keys, SequenceNumber snapshot,
+                  std::vector<std::string>* values, std::vector<Status>* statuses) const;
+
   // An iterator over the table as it is at each positioning call.
   Status NewIterator(std::unique_ptr<MemTableIterator>* out) const;
 
@@ -194,6 +204,8 @@ class MEMREP_EXPORT MemTable {
   Status WriteGuarded(std::span<const EntryView> records);
   Status WriteBatchGuarded(const WriteBatch& batch, SequenceNumber first_seq);
   Status GetGuarded(std::string_view key, SequenceNumber snapshot, std::string* value) const;
+  Status MultiGetGuarded(std::span<const std::string_view> keys, SequenceNumber snapshot,
+                         std::vector<std::string>* values, std::vector<Status>* statuses) const;
   Status DrainGuarded(const std::function<void(const EntryView&)>& fn) const;
 
   std::unique_ptr<Impl> impl_;

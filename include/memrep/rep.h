@@ -171,6 +171,8 @@ class MEMREP_EXPORT RepIterator {
 // Get's callbacks: return true to be handed the next entry, false to stop.
 using RowCallback = bool (*)(void* arg, const char* row);
 using EntryCallback = bool (*)(void* arg, const EntryView& entry);
+// MultiGet's: `index` is the position of the key being answered.
+using MultiEntryCallback = bool (*)(void* arg, size_t index, const EntryView& entry);
 
 class MEMREP_EXPORT Rep {
  public:
@@ -206,6 +208,13 @@ class MEMREP_EXPORT Rep {
   virtual Status AddBatch(std::span<const EntryView> entries, bool concurrent);
   // As GetRows, with views.
   virtual void Get(std::string_view internal_key, void* arg, EntryCallback callback) const;
+  // Get for many keys in one call: for each i, callback(arg, i, entry) on the
+  // entries at and after internal_keys[i], as Get calls it, until it returns
+  // false for that key. Keys are answered one after another in index order
+  // (a rep may start loading later keys' memory while it answers one). The
+  // default calls Get for each key.
+  virtual void MultiGet(std::span<const std::string_view> internal_keys, void* arg,
+                        MultiEntryCallback callback) const;
 
   // ---- Both ----
 

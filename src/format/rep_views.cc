@@ -39,4 +39,19 @@ void Rep::Get(std::string_view internal_key, void* arg, EntryCallback callback) 
   });
 }
 
+void Rep::MultiGet(std::span<const std::string_view> internal_keys, void* arg,
+                   MultiEntryCallback callback) const {
+  struct Forward {
+    void* arg;
+    MultiEntryCallback callback;
+    size_t index;
+  } forward{arg, callback, 0};
+  for (; forward.index < internal_keys.size(); ++forward.index) {
+    Get(internal_keys[forward.index], &forward, [](void* a, const EntryView& entry) {
+      auto* f = static_cast<Forward*>(a);
+      return f->callback(f->arg, f->index, entry);
+    });
+  }
+}
+
 }  // namespace memrep

@@ -1,6 +1,7 @@
 #include "memrep/memtable.h"
 
 #include <atomic>
+#include <cstring>
 #include <new>
 #include <string>
 #include <vector>
@@ -234,21 +235,10 @@ Status MemTable::Get(std::string_view key, SequenceNumber snapshot, std::string*
   return Guarded([&] { return GetGuarded(key, snapshot, value); });
 }
 
-Status MemTable::GetGuarded(std::string_view key, SequenceNumber snapshot,
-                            std::string* value) const {
-  if (snapshot > kMaxSequenceNumber) snapshot = kMaxSequenceNumber;
-  std::string lookup;
-  try {
-    lookup.reserve(key.size() + 8);
-    AppendInternalKey(&lookup, key, snapshot, static_cast<uint8_t>(ValueType::kForSeek));
-  } catch (const std::bad_alloc&) {
-    return Status::OutOfMemory("could not allocate a lookup key");
-  }
-  GetState state;
-  state.order = &impl_->order;
-  state.key = key;
-  state.value = value;
-  impl_->rep->Get(lookup, &state, GetCallback);
+namespace {
+
+// What a Get's state says about its key.
+Status Outcome(const GetState& state) {
   if (!state.found) return Status::NotFound();
   switch (static_cast<ValueType>(state.type)) {
     case ValueType::kValue:
@@ -260,6 +250,74 @@ Status MemTable::GetGuarded(std::string_view key, SequenceNumber snapshot,
       return Status::InvalidArgument(
           "the newest record is a merge operand; read it with an iterator");
   }
+}
+
+// The internal key that Get seeks: the user key, then (snapshot, kForSeek).
+void EncodeLookupKey(std::string_view key, SequenceNumber snapshot, char* out) {
+  std::memcpy(out, key.data(), key.size());
+  format::EncodeFixed64(out + key.size(),
+                        PackTag(snapshot, static_cast<uint8_t>(ValueType::kForSeek)));
+}
+
+}  // namespace
+
+Status MemTable::GetGuarded(std::string_view key, SequenceNumber snapshot,
+                            std::string* value) const {
+  if (snapshot > kMaxSequenceNumber) snapshot = kMaxSequenceNumber;
+  // The lookup key on the stack when it fits (no allocation per Get).
+  constexpr size_t kStackKey = 256;
+  char stack[kStackKey];
+  std::string heap;
+  char* lookup = stack;
+  if (key.size() + 8 > kStackKey) {
+    try {
+      heap.resize(key.size() + 8);
+    } catch (const std::bad_alloc&) {
+      return Status::OutOfMemory("could not allocate a lookup key");
+    }
+    lookup = heap.data();
+  }
+  EncodeLookupKey(key, snapshot, lookup);
+  GetState state;
+  state.order = &impl_->order;
+  state.key = key;
+  state.value = value;
+  impl_->rep->Get(std::string_view(lookup, key.size() + 8), &state, GetCallback);
+  return Outcome(state);
+}
+
+Status MemTable::MultiGet(std::span<const std::string_view> keys, SequenceNumber snapshot,
+                          std::vector<std::string>* values, std::vector<Status>* statuses) const {
+  return Guarded([&] { return MultiGetGuarded(keys, snapshot, values, statuses); });
+}
+
+Status MemTable::MultiGetGuarded(std::span<const std::string_view> keys, SequenceNumber snapshot,
+                                 std::vector<std::string>* values,
+                                 std::vector<Status>* statuses) const {
+  if (snapshot > kMaxSequenceNumber) snapshot = kMaxSequenceNumber;
+  // bad_alloc from here on is Guarded's OutOfMemory.
+  values->resize(keys.size());
+  statuses->assign(keys.size(), Status::OK());
+  // Every lookup key in one buffer.
+  size_t bytes = 0;
+  for (const std::string_view key : keys) bytes += key.size() + 8;
+  std::string buffer(bytes, '\0');
+  std::vector<std::string_view> lookups(keys.size());
+  std::vector<GetState> states(keys.size());
+  char* at = buffer.data();
+  for (size_t i = 0; i < keys.size(); ++i) {
+    EncodeLookupKey(keys[i], snapshot, at);
+    lookups[i] = std::string_view(at, keys[i].size() + 8);
+    at += keys[i].size() + 8;
+    states[i].order = &impl_->order;
+    states[i].key = keys[i];
+    states[i].value = &(*values)[i];
+  }
+  impl_->rep->MultiGet(lookups, states.data(), [](void* arg, size_t i, const EntryView& entry) {
+    return GetCallback(&static_cast<GetState*>(arg)[i], entry);
+  });
+  for (size_t i = 0; i < keys.size(); ++i) (*statuses)[i] = Outcome(states[i]);
+  return Status::OK();
 }
 
 Status MemTable::NewIterator(std::unique_ptr<MemTableIterator>* out) const {

@@ -76,6 +76,31 @@ void SortedHashRep::GetRows(std::string_view internal_key, void* arg, RowCallbac
   }
 }
 
+void SortedHashRep::MultiGet(std::span<const std::string_view> internal_keys, void* arg,
+                             MultiEntryCallback callback) const {
+  // A software pipeline: key i + kAhead's bucket is being loaded, key
+  // i + kAhead / 2's first node, while key i's chain is walked.
+  constexpr size_t kAhead = 8;
+  const size_t n = internal_keys.size();
+  uint64_t hashes[kAhead];  // of keys i .. i + kAhead - 1, by index % kAhead
+  for (size_t j = 0; j < std::min(n, kAhead); ++j) {
+    hashes[j] = HashIndex::HashOf(internal_keys[j]);
+    index_.PrefetchBucket(hashes[j]);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t hash = hashes[i % kAhead];
+    if (i + kAhead < n) {
+      hashes[i % kAhead] = HashIndex::HashOf(internal_keys[i + kAhead]);
+      index_.PrefetchBucket(hashes[i % kAhead]);
+    }
+    if (i + kAhead / 2 < n) index_.PrefetchHead(hashes[(i + kAhead / 2) % kAhead]);
+    for (const Node* node = index_.Find(order_, internal_keys[i], hash); node != nullptr;
+         node = index_.Next(node)) {
+      if (!callback(arg, i, DecodeRow(node->row()))) break;
+    }
+  }
+}
+
 bool SortedHashRep::Contains(std::string_view internal_key) const {
   const Node* node = index_.Find(order_, internal_key);
   return node != nullptr && order_.CompareRowToKey(node->row(), internal_key) == 0;

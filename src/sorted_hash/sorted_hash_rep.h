@@ -38,6 +38,9 @@ class SortedHashRep final : public Rep {
   bool Insert(KeyHandle handle) override { return InsertRow(handle, /*exclusive=*/true); }
   bool InsertConcurrently(KeyHandle handle) override { return InsertRow(handle, false); }
   void GetRows(std::string_view internal_key, void* arg, RowCallback callback) const override;
+  // Get's chain walks, several keys' bucket and first-node loads in flight.
+  void MultiGet(std::span<const std::string_view> internal_keys, void* arg,
+                MultiEntryCallback callback) const override;
   bool Contains(std::string_view internal_key) const override;
   Status RandomSample(size_t target, uint64_t seed, std::vector<const char*>* out) const override;
   std::unique_ptr<RepIterator> NewIterator() const override;

@@ -32,10 +32,12 @@
 // returned (Check() walks and verifies one).
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -116,6 +118,11 @@ class Trie {
 
   // The leaf of this user key, or 0.
   Ref FindLeaf(std::string_view key) const;
+  // FindLeaf for each key: out[i] for keys[i]. Up to kDescents descents run
+  // interleaved, one level each in turn, each prefetching its next node (or
+  // leaf) for its next turn, so that their cache misses overlap.
+  static constexpr size_t kDescents = 8;
+  void FindLeaves(std::span<const std::string_view> keys, Ref* out) const;
 
   // Versions: newest first.
   Ref Head(Ref leaf) const {
@@ -157,11 +164,22 @@ class Trie {
   template <typename Visit>
   void VisitVersions(std::string_view user, SequenceNumber seq, Visit visit) const {
     ReadGuard guard(*this);
-    const Ref leaf = FindLeaf(user);
-    if (leaf == 0) return;
-    Ref v = Head(leaf);
-    while (v != 0 && TagSequence(Tag(v)) > seq) v = Next(v);
-    for (; v != 0 && visit(v); v = Next(v)) {
+    VisitVersionsOf(FindLeaf(user), seq, visit);
+  }
+  // VisitVersions for many keys: visit(i, version) for users[i] at seqs[i],
+  // key after key; their descents interleaved (FindLeaves).
+  template <typename Visit>
+  void VisitVersionsOfMany(std::span<const std::string_view> users,
+                           std::span<const SequenceNumber> seqs, Visit visit) const {
+    constexpr size_t kChunk = 64;
+    Ref leaves[kChunk];
+    ReadGuard guard(*this);
+    for (size_t first = 0; first < users.size(); first += kChunk) {
+      const size_t count = std::min(kChunk, users.size() - first);
+      FindLeaves(users.subspan(first, count), leaves);
+      for (size_t j = 0; j < count; ++j) {
+        VisitVersionsOf(leaves[j], seqs[first + j], [&](Ref v) { return visit(first + j, v); });
+      }
     }
   }
 
@@ -245,6 +263,19 @@ class Trie {
   uint32_t MatchPrefix(const NodeHeader* n, std::string_view key, uint32_t from) const;
   // Sign of (leaf's key <=> key), both compared from `from` on.
   int CompareLeaf(Ref leaf, std::string_view key, uint32_t from) const;
+  // One step of a descent for `key`: from *node (an inner node reached at
+  // *depth, or a leaf whose key is compared from *depth) to the next, which
+  // it prefetches. Returns true when the descent is over, with *found the
+  // key's leaf or 0.
+  bool DescendStep(std::string_view key, Ref* node, uint32_t* depth, Ref* found) const;
+  template <typename Visit>
+  void VisitVersionsOf(Ref leaf, SequenceNumber seq, Visit visit) const {
+    if (leaf == 0) return;
+    Ref v = Head(leaf);
+    while (v != 0 && TagSequence(Tag(v)) > seq) v = Next(v);
+    for (; v != 0 && visit(v); v = Next(v)) {
+    }
+  }
 
   static Ref FindChild(const NodeHeader* n, uint8_t label);
   // The child with the smallest label >= from (largest <= to): its label,

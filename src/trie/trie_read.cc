@@ -21,6 +21,62 @@ Ref Trie::FindLeaf(std::string_view key) const {
   }
 }
 
+bool Trie::DescendStep(std::string_view key, Ref* node, uint32_t* depth, Ref* found) const {
+  if (IsLeaf(*node)) {
+    *found = CompareLeaf(*node, key, *depth) == 0 ? *node : 0;
+    return true;
+  }
+  const NodeHeader* n = NodeAt(*node);
+  const uint32_t end = n->end_depth;
+  *found = 0;
+  if (end > *depth && (key.size() < end || MatchPrefix(n, key, *depth) < end)) return true;
+  if (key.size() == end) {
+    *found = n->value.load(std::memory_order_acquire);
+    return true;
+  }
+  const Ref child = FindChild(n, static_cast<uint8_t>(key[end]));
+  if (child == 0) return true;
+  *node = child;
+  *depth = end + 1;
+  if (IsLeaf(child)) {
+    __builtin_prefetch(At(child));
+  } else {
+    PrefetchSlot(child, key, end + 1);
+  }
+  return false;
+}
+
+void Trie::FindLeaves(std::span<const std::string_view> keys, Ref* out) const {
+  struct Descent {
+    size_t index;
+    Ref node;
+    uint32_t depth;
+  };
+  Descent descents[kDescents];
+  size_t active = 0;
+  size_t next = 0;
+  while (active < kDescents && next < keys.size()) {
+    descents[active++] = Descent{next++, root_, 0};
+  }
+  while (active > 0) {
+    for (size_t k = 0; k < active;) {
+      Descent& d = descents[k];
+      Ref found;
+      if (!DescendStep(keys[d.index], &d.node, &d.depth, &found)) {
+        ++k;
+        continue;
+      }
+      out[d.index] = found;
+      if (next < keys.size()) {
+        d = Descent{next++, root_, 0};
+        ++k;
+      } else {
+        d = descents[--active];
+      }
+    }
+  }
+}
+
 Ref Trie::Descend(Ref x, uint32_t depth, bool first, Path* path) const {
   for (;;) {
     if (IsLeaf(x)) return x;

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <new>
 #include <random>
+#include <tuple>
 #include <utility>
 
 #include "format/coding.h"
@@ -144,6 +145,26 @@ void TrieRep::Get(std::string_view internal_key, void* arg, EntryCallback callba
   trie_->VisitVersions(user, seq, [&](Ref v) {
     return callback(arg, EntryView{user, trie_->Tag(v), trie_->Value(v)});
   });
+}
+
+void TrieRep::MultiGet(std::span<const std::string_view> internal_keys, void* arg,
+                       MultiEntryCallback callback) const {
+  constexpr size_t kChunk = 64;
+  std::string_view users[kChunk];
+  SequenceNumber seqs[kChunk];
+  for (size_t first = 0; first < internal_keys.size(); first += kChunk) {
+    const size_t count = std::min(kChunk, internal_keys.size() - first);
+    for (size_t j = 0; j < count; ++j) {
+      std::tie(users[j], seqs[j]) = Trie::Split(internal_keys[first + j]);
+    }
+    trie_->VisitVersionsOfMany(std::span<const std::string_view>(users, count),
+                               std::span<const SequenceNumber>(seqs, count), [&](size_t j, Ref v) {
+                                 return callback(
+                                     arg, first + j,
+                                     rows_ ? DecodeRow(trie_->Row(v))
+                                           : EntryView{users[j], trie_->Tag(v), trie_->Value(v)});
+                               });
+  }
 }
 
 bool TrieRep::Contains(std::string_view internal_key) const {

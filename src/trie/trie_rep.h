@@ -48,6 +48,9 @@ class TrieRep final : public Rep {
   Status RandomSample(size_t target, uint64_t seed, std::vector<const char*>* out) const override;
 
   Status Add(const EntryView& entry, bool concurrent) override;
+  // Get's walks with the keys' descents interleaved (Trie::FindLeaves).
+  void MultiGet(std::span<const std::string_view> internal_keys, void* arg,
+                MultiEntryCallback callback) const override;
   void Get(std::string_view internal_key, void* arg, EntryCallback callback) const override;
 
   std::unique_ptr<RepIterator> NewIterator() const override;
