@@ -19,6 +19,7 @@
 //       std::string w.Refusal(what)            why the last Put/PutBatch returned false
 //   Face::Reader r(face, in)
 //       GetResult r.Get(key_number)            at the newest snapshot
+//       r.GetBatch(key_numbers, out)           out[i] for key_numbers[i], in one call
 //   Face::Cursor c(face, in)                   an iterator (SeekAndCheck, ScanCursorInOrder)
 //       c.Renew()                              a new iterator, seeing every write so far
 //       c.SeekToFirst(), c.Seek(key_number), c.Valid(), c.Next(), c.entry()
@@ -67,6 +68,11 @@ class RepFace {
    public:
     Reader(RepFace& face, const WorkloadInput& in)
         : PointReader(face.rep_.rep(), *in.keys, *in.values) {}
+    // RocksDB's MemTableRep has no batch read: RocksDB's MemTable::MultiGet
+    // calls Get per key, and so does the rep level.
+    void GetBatch(std::span<const uint32_t> key_numbers, GetResult* out) {
+      for (size_t i = 0; i < key_numbers.size(); ++i) out[i] = Get(key_numbers[i]);
+    }
   };
 
   class Cursor : public RowCursor {

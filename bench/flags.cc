@@ -227,8 +227,8 @@ std::vector<FlagDef> Definitions(Flags* f) {
          }
          return Status::OK();
        }},
-      {"batch_size", "fillbatch: records per batch", std::to_string(f->batch_size),
-       Unsigned32("batch_size", &f->batch_size, 1, 1 << 20)},
+      {"batch_size", "fillbatch: records per batch; multiget: keys per batch",
+       std::to_string(f->batch_size), Unsigned32("batch_size", &f->batch_size, 1, 1 << 20)},
       {"num_scans", "Next() calls after each seek; full scans per thread in readseq",
        std::to_string(f->num_scans), Unsigned32("num_scans", &f->num_scans, 0, 1 << 20)},
       {"seed", "seed of every key choice (the same keys for every rep and repetition)",

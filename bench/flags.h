@@ -39,7 +39,7 @@ struct Flags {
   uint32_t key_size = 16;
   // > 0: every key begins with this many bytes of one shared text (entry_codec.h).
   uint32_t shared_prefix = 0;
-  uint32_t batch_size = 100;  // records per batch of fillbatch
+  uint32_t batch_size = 100;  // records per batch of fillbatch, keys per batch of multiget
   BenchFace face = BenchFace::kRep;
   uint32_t num_scans = 10;
   uint64_t seed = 0;

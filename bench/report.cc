@@ -211,7 +211,8 @@ std::string FormatTable(const Flags& flags, const std::vector<Summary>& summarie
       " read_miss_ratio=" + Fixed(flags.read_miss_ratio, 2) +
       " seed=" + std::to_string(flags.seed) + " repeats=" + std::to_string(flags.repeats) +
       " face=" + FaceName(flags.face) +
-      (std::find(flags.benchmarks.begin(), flags.benchmarks.end(), "fillbatch") !=
+      (std::find_if(flags.benchmarks.begin(), flags.benchmarks.end(),
+                    [](const std::string& b) { return b == "fillbatch" || b == "multiget"; }) !=
                flags.benchmarks.end()
            ? " batch_size=" + std::to_string(flags.batch_size)
            : std::string()) +
@@ -249,7 +250,7 @@ std::string FormatTable(const Flags& flags, const std::vector<Summary>& summarie
       continue;
     }
     std::string notes = s.note;
-    if (s.workload == "readrandom" || s.workload == "readwrite") {
+    if (s.workload == "readrandom" || s.workload == "multiget" || s.workload == "readwrite") {
       const double total = s.Get("hits") + s.Get("misses");
       notes += std::string(notes.empty() ? "" : "; ") + "hits " + FormatCount(s.Get("hits")) +
                ", misses " + FormatCount(s.Get("misses")) +

@@ -51,6 +51,24 @@ GetResult TableFace::Reader::Get(uint64_t key_number) {
   return GetResultOfValue(key_number, value_, values_);
 }
 
+void TableFace::Reader::GetBatch(std::span<const uint32_t> key_numbers, GetResult* out) {
+  const size_t key_size = keys_.key_size();
+  batch_keys_.resize(key_numbers.size() * key_size);
+  batch_views_.resize(key_numbers.size());
+  for (size_t i = 0; i < key_numbers.size(); ++i) {
+    char* key = batch_keys_.data() + i * key_size;
+    keys_.Encode(key_numbers[i], key);
+    batch_views_[i] = std::string_view(key, key_size);
+  }
+  Status s = table_.MultiGet(batch_views_, kMaxSequenceNumber, &batch_values_, &batch_statuses_);
+  for (size_t i = 0; i < key_numbers.size(); ++i) {
+    // A failed call or key is a miss, and the check says the key was not found.
+    out[i] = s.ok() && batch_statuses_[i].ok()
+                 ? GetResultOfValue(key_numbers[i], batch_values_[i], values_)
+                 : GetResult();
+  }
+}
+
 Status OpenStandaloneTable(const RepFactory& factory, const Flags& flags,
                            std::unique_ptr<MemTable>* out) {
   if (!factory.memrep()) {

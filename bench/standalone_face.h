@@ -105,6 +105,8 @@ class TableFace {
     Reader(TableFace& face, const WorkloadInput& in)
         : table_(face.table_), keys_(*in.keys), values_(*in.values), key_(keys_.key_size(), '\0') {}
     GetResult Get(uint64_t key_number);
+    // One MemTable::MultiGet.
+    void GetBatch(std::span<const uint32_t> key_numbers, GetResult* out);
 
    private:
     const MemTable& table_;
@@ -112,6 +114,11 @@ class TableFace {
     const ValuePool& values_;
     std::string key_;
     std::string value_;
+    // GetBatch's keys, one after another, their views, values and statuses.
+    std::string batch_keys_;
+    std::vector<std::string_view> batch_views_;
+    std::vector<std::string> batch_values_;
+    std::vector<Status> batch_statuses_;
   };
 
   class Cursor : public IteratorCursor<MemTable> {

@@ -30,6 +30,10 @@ class TrieTableFace {
     Reader(TrieTableFace& face, const WorkloadInput& in)
         : table_(face.table_), keys_(*in.keys), values_(*in.values), key_(keys_.key_size(), '\0') {}
     GetResult Get(uint64_t key_number);
+    // A Get per key (a table has no batch read).
+    void GetBatch(std::span<const uint32_t> key_numbers, GetResult* out) {
+      for (size_t i = 0; i < key_numbers.size(); ++i) out[i] = Get(key_numbers[i]);
+    }
 
    private:
     const TrieTable& table_;

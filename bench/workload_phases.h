@@ -26,6 +26,9 @@ template <class Face>
 Measurement OverwritePhase(Face& face, const WorkloadInput& in);
 template <class Face>
 Measurement ReadRandomPhase(Face& face, const WorkloadInput& in, uint32_t threads);
+// readrandom's keys in batches of --batch_size: Face::Reader::GetBatch.
+template <class Face>
+Measurement MultiGetPhase(Face& face, const WorkloadInput& in, uint32_t threads);
 template <class Face>
 Measurement ReadSeqPhase(Face& face, const WorkloadInput& in, uint32_t threads);
 template <class Face>

@@ -28,11 +28,12 @@ std::vector<uint32_t> DrawReads(uint64_t count, const KeyChooser& chooser, doubl
 
 const std::vector<WorkloadInfo>& KnownWorkloads() {
   static const std::vector<WorkloadInfo> workloads = {
-      {"fillrandom", WorkloadKind::kWrite},     {"fillseq", WorkloadKind::kWrite},
-      {"fillbatch", WorkloadKind::kWrite},      {"overwrite", WorkloadKind::kWrite},
-      {"concurrentfill", WorkloadKind::kWrite}, {"readrandom", WorkloadKind::kRead},
-      {"readseq", WorkloadKind::kRead},         {"seekrandom", WorkloadKind::kRead},
-      {"readwrite", WorkloadKind::kMixed},      {"seekwhilewriting", WorkloadKind::kMixed},
+      {"fillrandom", WorkloadKind::kWrite},       {"fillseq", WorkloadKind::kWrite},
+      {"fillbatch", WorkloadKind::kWrite},        {"overwrite", WorkloadKind::kWrite},
+      {"concurrentfill", WorkloadKind::kWrite},   {"readrandom", WorkloadKind::kRead},
+      {"readseq", WorkloadKind::kRead},           {"seekrandom", WorkloadKind::kRead},
+      {"multiget", WorkloadKind::kRead},          {"readwrite", WorkloadKind::kMixed},
+      {"seekwhilewriting", WorkloadKind::kMixed},
   };
   return workloads;
 }
@@ -71,8 +72,8 @@ KeyPlan MakeKeyPlan(const WorkloadInfo& workload, const Flags& flags) {
     plan.write_keys.resize(n);
     for (uint32_t& key : plan.write_keys) key = static_cast<uint32_t>(chooser.Next(rng));
   }
-  if (workload.name == "readrandom" || workload.name == "seekrandom" ||
-      workload.kind == WorkloadKind::kMixed) {
+  if (workload.name == "readrandom" || workload.name == "multiget" ||
+      workload.name == "seekrandom" || workload.kind == WorkloadKind::kMixed) {
     const KeyChooser chooser(flags.key_distribution, n, flags.zipf_theta);
     const bool mixed = workload.kind == WorkloadKind::kMixed;
     const uint32_t readers = mixed ? threads - 1 : threads;
@@ -201,6 +202,7 @@ Measurement RunReadPhaseOn(const WorkloadInfo& workload, Face& face, const Workl
   const std::string& name = workload.name;
   if (in.progress != nullptr) in.progress->SetLabel(in.label);
   if (name == "readrandom") return ReadRandomPhase(face, in, threads);
+  if (name == "multiget") return MultiGetPhase(face, in, threads);
   if (name == "readseq") return ReadSeqPhase(face, in, threads);
   if (name == "seekrandom") return SeekRandomPhase(face, in, threads);
   Measurement m;

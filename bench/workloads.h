@@ -21,6 +21,8 @@
 //                     each), disjoint shares of fillrandom's keys
 //   readrandom        N readers, n Gets of keys from the distribution, read_miss_ratio of
 //                     them absent
+//   multiget          readrandom's keys in batches of batch_size: one MemTable::MultiGet
+//                     each; a Get per key at the rep level, as RocksDB's MemTable::MultiGet
 //   readseq           N readers, each num_scans full scans (SeekToFirst, Next...) with a
 //                     new iterator
 //   seekrandom        N readers, n Seeks (+ num_scans Nexts) with one iterator per thread

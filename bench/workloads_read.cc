@@ -69,6 +69,38 @@ Measurement ReadRandomPhase(Face& face, const WorkloadInput& in, uint32_t thread
 }
 
 template <class Face>
+Measurement MultiGetPhase(Face& face, const WorkloadInput& in, uint32_t threads) {
+  Measurement m;
+  if (!HasReadKeys(in, threads, &m)) return m;
+  const VersionRule rule{in.plan->num_keys, /*rewrites=*/false};
+  const size_t batch = std::max<uint32_t>(1, in.flags->batch_size);
+  std::vector<uint64_t> hits(threads, 0);
+  Checker checker;
+  ThreadRun run =
+      RunTimed(in, threads, in.plan->num_keys, threads, [&](uint32_t t, ThreadStats& stats) {
+        typename Face::Reader reader(face, in);
+        const std::vector<uint32_t>& keys = in.plan->read_keys[t];
+        std::vector<GetResult> got(batch);
+        uint64_t found = 0;
+        for (size_t first = 0; first < keys.size() && !checker.failed(); first += batch) {
+          const std::span<const uint32_t> chunk(keys.data() + first,
+                                                std::min(batch, keys.size() - first));
+          MaybeTimed(stats.latency, [&] { reader.GetBatch(chunk, got.data()); });
+          for (size_t i = 0; i < chunk.size(); ++i) {
+            if (!GetIsRight(chunk[i], got[i], rule)) checker.Fail(CheckGet(chunk[i], got[i], rule));
+            found += got[i].found ? 1 : 0;
+          }
+          stats.CountMany(chunk.size());
+        }
+        hits[t] = found;
+      });
+  FinishReads(face, in, run, threads, hits, checker, &m);
+  CheckHitCount(in, threads, &m);
+  m.note = "batches of " + std::to_string(batch) + "; latency: one batch";
+  return m;
+}
+
+template <class Face>
 Measurement ReadSeqPhase(Face& face, const WorkloadInput& in, uint32_t threads) {
   const uint64_t n = in.plan->num_keys;
   const uint32_t scans = std::max<uint32_t>(1, in.flags->num_scans);
@@ -137,6 +169,7 @@ Measurement SeekRandomPhase(Face& face, const WorkloadInput& in, uint32_t thread
 #define MEMREP_BENCH_READ_PHASES(Face)                                         \
   template Measurement ReadRandomPhase(Face&, const WorkloadInput&, uint32_t); \
   template Measurement ReadSeqPhase(Face&, const WorkloadInput&, uint32_t);    \
+  template Measurement MultiGetPhase(Face&, const WorkloadInput&, uint32_t);   \
   template Measurement SeekRandomPhase(Face&, const WorkloadInput&, uint32_t);
 MEMREP_BENCH_READ_PHASES(RepFace)
 MEMREP_BENCH_READ_PHASES(TableFace)
