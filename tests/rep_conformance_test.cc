@@ -242,6 +242,9 @@ class AllDuplicateConformance : public RepConformance {};  // traits: duplicates
 class ConcurrentConformance : public RepConformance {};    // traits: concurrent_insert
 class RowConformance : public RepConformance {};           // the rows face
 class ViewConformance : public RepConformance {};          // the views face
+// traits: concurrent_insert, and the views face (the rows face has no
+// batches: RocksDB inserts a batch row by row)
+class ConcurrentViewConformance : public RepConformance {};
 
 TEST_P(DuplicateConformance, DuplicateUserKeyAndSequenceIsRefusedWhateverTheType) {
   Add("key", 7, static_cast<uint8_t>(ValueType::kValue));
@@ -681,6 +684,58 @@ TEST_P(ConcurrentConformance, ConcurrentInsertsAllLand) {
   EXPECT_EQ(n, expected);
 }
 
+// Batches from several threads at once: every record of every batch lands,
+// once, in order; a batch with a record another batch already stored stops
+// there, keeping the records before it (views face: AddBatch).
+TEST_P(ConcurrentViewConformance, ConcurrentBatchesAllLand) {
+  constexpr int kThreads = 4, kBatches = 40, kPerBatch = 150;
+  const bool dups = traits().duplicates == RepTraits::Duplicates::kAll;
+  std::vector<std::thread> threads;
+  std::atomic<int> stopped{0};
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      std::vector<std::string> keys(kPerBatch);
+      std::vector<EntryView> batch(kPerBatch);
+      for (int b = 0; b < kBatches; ++b) {
+        for (int i = 0; i < kPerBatch; ++i) {
+          keys[i] = NumberKey(b * kPerBatch + i);
+          // Its own sequence per thread: no two threads write the same record.
+          batch[i] = EntryView::Of(keys[i], 1 + t, ValueType::kValue, keys[i]);
+        }
+        EXPECT_TRUE(rep_->AddBatch(batch, true).ok());
+        if (!dups) continue;
+        // One contested record per batch, at its middle: (key, 100), which
+        // every thread writes; only the first batch to get there stores it.
+        std::vector<EntryView> contested(batch.begin(), batch.begin() + kPerBatch / 2 + 1);
+        for (int i = 0; i < kPerBatch / 2; ++i) {
+          contested[i] = EntryView::Of(keys[i], 200 + t, ValueType::kMerge, "m");
+        }
+        contested[kPerBatch / 2] = EntryView::Of(keys[kPerBatch / 2], 100, ValueType::kValue, "c");
+        if (!rep_->AddBatch(contested, true).ok()) ++stopped;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  // Each thread's contested batch stops at its last record unless it won it.
+  EXPECT_EQ(stopped.load(), dups ? (kThreads - 1) * kBatches : 0);
+  const uint64_t per_thread = uint64_t{kBatches} * kPerBatch;
+  const uint64_t expected = kThreads * per_thread +
+                            (dups ? kThreads * uint64_t{kBatches} * (kPerBatch / 2) + kBatches : 0);
+  EXPECT_EQ(rep_->NumEntries(), expected);
+  auto it = rep_->NewIterator();
+  uint64_t n = 0;
+  ModelOrder less{cmp()};
+  ModelKey prev;
+  for (it->SeekToFirst(); it->Valid(); it->Next(), ++n) {
+    const ModelKey k = KeyAt(*it);
+    if (n > 0) {
+      ASSERT_TRUE(less(prev, k));
+    }
+    prev = k;
+  }
+  EXPECT_EQ(n, expected);
+}
+
 template <typename Pred>
 std::vector<Param> ParamsWhere(Pred pred) {
   std::vector<Param> params;
@@ -704,6 +759,11 @@ INSTANTIATE_TEST_SUITE_P(DetectingReps, AllDuplicateConformance,
 INSTANTIATE_TEST_SUITE_P(ConcurrentReps, ConcurrentConformance,
                          ::testing::ValuesIn(ParamsWhere([](const Param& p) {
                            return p.traits.concurrent_insert;
+                         })),
+                         ParamName);
+INSTANTIATE_TEST_SUITE_P(ConcurrentReps, ConcurrentViewConformance,
+                         ::testing::ValuesIn(ParamsWhere([](const Param& p) {
+                           return p.traits.concurrent_insert && p.face == Face::kViews;
                          })),
                          ParamName);
 INSTANTIATE_TEST_SUITE_P(AllReps, RowConformance,

@@ -65,8 +65,13 @@ class HashIndex {
   // linking nothing, if a node with the same user key and sequence is present.
   bool Insert(const format::KeyOrder& order, Node* node, RowRef ref) {
     uint64_t tag;
+    return Insert(order, node, ref, util::Hash(format::RowUserKey(node->row(), &tag)));
+  }
+  // The same, given the hash of the node's user key.
+  bool Insert(const format::KeyOrder& order, Node* node, RowRef ref, uint64_t hash) {
+    uint64_t tag;
     const std::string_view user_key = format::RowUserKey(node->row(), &tag);
-    std::atomic_ref<RowRef> bucket(buckets_[util::Hash(user_key) & mask_]);
+    std::atomic_ref<RowRef> bucket(buckets_[hash & mask_]);
     Node* prev = nullptr;
     for (;;) {
       // acquire: pairs with the release CAS that published `next`.

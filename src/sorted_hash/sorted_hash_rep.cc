@@ -5,6 +5,7 @@
 #include <new>
 
 #include "concurrency/background_pool.h"
+#include "format/batch_status.h"
 #include "runs/run_iterator.h"
 #include "runs/run_options.h"
 
@@ -99,6 +100,43 @@ void SortedHashRep::MultiGet(std::span<const std::string_view> internal_keys, vo
       if (!callback(arg, i, DecodeRow(node->row()))) break;
     }
   }
+}
+
+Status SortedHashRep::AddBatch(std::span<const EntryView> entries, bool concurrent) {
+  // Chunks of the batch, so that the bookkeeping lives on the stack.
+  constexpr size_t kChunk = 128;
+  constexpr size_t kAhead = 8;  // as MultiGet: buckets kAhead ahead, heads kAhead / 2
+  size_t sizes[kChunk];
+  RowRef refs[kChunk];
+  uint64_t hashes[kChunk];
+  for (size_t first = 0; first < entries.size(); first += kChunk) {
+    const std::span<const EntryView> chunk =
+        entries.subspan(first, std::min(kChunk, entries.size() - first));
+    for (size_t j = 0; j < chunk.size(); ++j) {
+      sizes[j] = RowSize(chunk[j].user_key.size(), chunk[j].value.size());
+      hashes[j] = util::Hash(chunk[j].user_key);
+      if (j < kAhead) index_.PrefetchBucket(hashes[j]);
+    }
+    size_t allocated = 0;
+    // Why the chunk stops early, if it does: no node for a record, or a record refused.
+    Status s = region_.AllocateMany(sizes, chunk.size(), refs, &allocated);
+    size_t stored = 0;
+    for (; stored < allocated; ++stored) {
+      if (stored + kAhead < allocated) index_.PrefetchBucket(hashes[stored + kAhead]);
+      if (stored + kAhead / 2 < allocated) index_.PrefetchHead(hashes[stored + kAhead / 2]);
+      Node* node = new (region_.At(refs[stored])) Node();
+      EncodeRow(const_cast<char*>(node->row()), chunk[stored]);
+      if (!index_.Insert(order_, node, refs[stored], hashes[stored])) {
+        s = format::DuplicateRecordStatus(chunk[stored].sequence());
+        break;
+      }
+      // Each node's link names the one before it; PushChain links the first.
+      if (stored > 0) node->list_next = refs[stored - 1];
+    }
+    if (stored > 0) runs_->PushChain(refs[stored - 1], refs[0], stored, /*exclusive=*/!concurrent);
+    if (stored < chunk.size()) return format::BatchRecordStatus(first + stored, s);
+  }
+  return Status::OK();
 }
 
 bool SortedHashRep::Contains(std::string_view internal_key) const {

@@ -42,6 +42,9 @@ class SortedHashRep final : public Rep {
   void MultiGet(std::span<const std::string_view> internal_keys, void* arg,
                 MultiEntryCallback callback) const override;
   bool Contains(std::string_view internal_key) const override;
+  // The batch's nodes reserved together (RowRegion::AllocateMany), the index
+  // inserts pipelined with prefetches, the write list pushed once per chunk.
+  Status AddBatch(std::span<const EntryView> entries, bool concurrent) override;
   Status RandomSample(size_t target, uint64_t seed, std::vector<const char*>* out) const override;
   std::unique_ptr<RepIterator> NewIterator() const override;
   void Freeze() override { runs_->Freeze(); }
