@@ -250,7 +250,8 @@ std::string FormatTable(const Flags& flags, const std::vector<Summary>& summarie
       continue;
     }
     std::string notes = s.note;
-    if (s.workload == "readrandom" || s.workload == "multiget" || s.workload == "readwrite") {
+    if (s.workload == "readrandom" || s.workload == "multiget" || s.workload == "readwrite" ||
+        s.workload == "mix8020") {
       const double total = s.Get("hits") + s.Get("misses");
       notes += std::string(notes.empty() ? "" : "; ") + "hits " + FormatCount(s.Get("hits")) +
                ", misses " + FormatCount(s.Get("misses")) +

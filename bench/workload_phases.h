@@ -36,6 +36,9 @@ Measurement SeekRandomPhase(Face& face, const WorkloadInput& in, uint32_t thread
 // 1 writer + threads-1 readers: Gets (seeks == false) or Seek+Nexts.
 template <class Face>
 Measurement MixedPhase(Face& face, const WorkloadInput& in, uint32_t threads, bool seeks);
+// N threads, each 4 Gets then 1 Put of a new version (concurrent Puts when N > 1).
+template <class Face>
+Measurement Mix8020Phase(Face& face, const WorkloadInput& in, uint32_t threads);
 
 // The timed phase of `workload` on `face` as it is, then its checks.
 template <class Face>

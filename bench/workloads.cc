@@ -33,7 +33,7 @@ const std::vector<WorkloadInfo>& KnownWorkloads() {
       {"concurrentfill", WorkloadKind::kWrite},   {"readrandom", WorkloadKind::kRead},
       {"readseq", WorkloadKind::kRead},           {"seekrandom", WorkloadKind::kRead},
       {"multiget", WorkloadKind::kRead},          {"readwrite", WorkloadKind::kMixed},
-      {"seekwhilewriting", WorkloadKind::kMixed},
+      {"seekwhilewriting", WorkloadKind::kMixed}, {"mix8020", WorkloadKind::kMixed},
   };
   return workloads;
 }
@@ -50,6 +50,7 @@ uint32_t WorkloadThreads(const WorkloadInfo& workload, const Flags& flags) {
       workload.name == "overwrite") {
     return 1;
   }
+  if (workload.name == "mix8020") return flags.num_threads;
   if (workload.name == "concurrentfill" || workload.kind == WorkloadKind::kMixed) {
     return std::max<uint32_t>(2, flags.num_threads);
   }
@@ -75,7 +76,8 @@ KeyPlan MakeKeyPlan(const WorkloadInfo& workload, const Flags& flags) {
   if (workload.name == "readrandom" || workload.name == "multiget" ||
       workload.name == "seekrandom" || workload.kind == WorkloadKind::kMixed) {
     const KeyChooser chooser(flags.key_distribution, n, flags.zipf_theta);
-    const bool mixed = workload.kind == WorkloadKind::kMixed;
+    // readwrite and seekwhilewriting: a writer and threads - 1 readers.
+    const bool mixed = workload.kind == WorkloadKind::kMixed && workload.name != "mix8020";
     const uint32_t readers = mixed ? threads - 1 : threads;
     for (uint32_t t = 0; t < readers; ++t) {
       // Mixed readers run until the writer is done: each gets n keys, reused
@@ -104,7 +106,9 @@ std::string SkipReason(const WorkloadInfo& workload, const RepFactory& factory,
     const std::string reason = TrieTableSkipReason(factory);
     if (!reason.empty()) return reason;
   }
-  if (workload.name == "concurrentfill" && !traits.concurrent_insert) {
+  if ((workload.name == "concurrentfill" ||
+       (workload.name == "mix8020" && WorkloadThreads(workload, flags) > 1)) &&
+      !traits.concurrent_insert) {
     return "no concurrent inserts (IsInsertConcurrentlySupported() is false)";
   }
   // A point read that costs a scan or a sort of the whole mutable rep.
@@ -190,6 +194,7 @@ Measurement RunPhaseOn(const WorkloadInfo& workload, Face& face, const WorkloadI
   if (name == "overwrite") return OverwritePhase(face, in);
   if (name == "readwrite") return MixedPhase(face, in, threads, /*seeks=*/false);
   if (name == "seekwhilewriting") return MixedPhase(face, in, threads, /*seeks=*/true);
+  if (name == "mix8020") return Mix8020Phase(face, in, threads);
   Measurement m;
   m.ok = false;
   m.error = "unknown workload " + name;

@@ -29,6 +29,8 @@
 //   readwrite         1 writer (n new versions) + N-1 readers doing Gets until it finishes
 //   seekwhilewriting  1 writer (n new versions) + N-1 readers doing Seek+Nexts, a new
 //                     iterator per seek
+//   mix8020           N threads, each 4 Gets then 1 Put of a new version, over and over
+//                     (n operations in all: n/5 new versions; the columnar seed's 80/20 mix)
 #pragma once
 
 #include <cstdint>
@@ -48,7 +50,7 @@ class Progress;
 enum class WorkloadKind {
   kWrite,  // timed from an empty rep
   kRead,   // timed on a filled rep that nothing writes
-  kMixed,  // timed on a filled rep: one writer and readers
+  kMixed,  // timed on a filled rep: writes and reads at once
 };
 
 struct WorkloadInfo {

@@ -1,8 +1,9 @@
 // Mixed workloads on a filled rep: one writer adds n new versions (InsertKey,
 // the single-writer path) while the other threads read until it is done —
-// point reads (readwrite) or a new iterator, Seek and Nexts (seekwhilewriting).
-// Readers accept either the version of the fill or a newer one of the
-// writer's; afterwards a scan checks that every version is there.
+// point reads (readwrite) or a new iterator, Seek and Nexts (seekwhilewriting);
+// or every thread reads and writes, 4 Gets to a Put (mix8020). Readers accept
+// either the version of the fill or a newer one of the writers'; afterwards a
+// scan checks that every version is there.
 #include <atomic>
 #include <optional>
 
@@ -11,9 +12,10 @@
 namespace memrep::bench {
 namespace {
 
-// After the run: the fill's n versions and the writer's n, nothing else.
+// After the run: the fill's n versions and the writers' `written` (those of
+// write_keys[0, written), with sequences n + 1 + i), nothing else.
 template <class Face>
-Status VerifyAfterWrites(Face& face, const WorkloadInput& in) {
+Status VerifyAfterWrites(Face& face, const WorkloadInput& in, uint64_t written) {
   const uint64_t n = in.plan->num_keys;
   const std::vector<uint32_t>& writes = in.plan->write_keys;
   uint64_t count = 0;
@@ -23,8 +25,8 @@ Status VerifyAfterWrites(Face& face, const WorkloadInput& in) {
       [&](const DecodedEntry& e) {
         const bool fill_version =
             e.key_number % 2 == 0 && e.key_number / 2 < n && e.seq == e.key_number / 2 + 1;
-        const bool writer_version =
-            e.seq > n && e.seq <= 2 * n && 2 * uint64_t{writes[e.seq - n - 1]} == e.key_number;
+        const bool writer_version = e.seq > n && e.seq <= n + written &&
+                                    2 * uint64_t{writes[e.seq - n - 1]} == e.key_number;
         if ((!fill_version && !writer_version) || !in.values->Matches(e.value, e.seq)) {
           return Status::InvalidArgument(KeyName(e.key_number) + " seq " + std::to_string(e.seq) +
                                          " was never written");
@@ -33,9 +35,9 @@ Status VerifyAfterWrites(Face& face, const WorkloadInput& in) {
       },
       &count);
   if (!s.ok()) return s;
-  if (count != 2 * n) {
+  if (count != n + written) {
     return Status::InvalidArgument("found " + std::to_string(count) + " versions; expected " +
-                                   std::to_string(2 * n));
+                                   std::to_string(n + written));
   }
   return Status::OK();
 }
@@ -109,11 +111,67 @@ Measurement MixedPhase(Face& face, const WorkloadInput& in, uint32_t threads, bo
   m.write_seconds = Seconds(writer.end - writer.start);
   face.MeasureMemory(2 * n, &m);
   TakeFailure(checker, &m);
-  if (m.ok) TakeStatus(VerifyAfterWrites(face, in), "the scan after the writes", &m);
+  if (m.ok) TakeStatus(VerifyAfterWrites(face, in, n), "the scan after the writes", &m);
+  return m;
+}
+
+template <class Face>
+Measurement Mix8020Phase(Face& face, const WorkloadInput& in, uint32_t threads) {
+  Measurement m;
+  const uint64_t n = in.plan->num_keys;
+  const std::vector<uint32_t>& writes = in.plan->write_keys;
+  if (writes.size() != n || in.plan->read_keys.size() < threads) {
+    TakeStatus(Status::InvalidArgument("the key plan does not fit mix8020"), "setup", &m);
+    return m;
+  }
+  // n operations in all: thread t writes write_keys[lo, hi) (its share of
+  // the n / 5 new versions), each after 4 Gets of its read keys.
+  const uint64_t written = n / 5;
+  const VersionRule rule{n, /*rewrites=*/true};
+  std::vector<uint64_t> hits(threads, 0);
+  std::vector<uint64_t> puts(threads, 0);
+  Checker checker;
+  ThreadRun run = RunTimed(in, threads, n, threads, [&](uint32_t t, ThreadStats& stats) {
+    const uint64_t lo = written * t / threads, hi = written * (t + 1) / threads;
+    typename Face::Writer writer(face, in, /*concurrent=*/threads > 1);
+    typename Face::Reader reader(face, in);
+    const std::vector<uint32_t>& mine = in.plan->read_keys[t];
+    size_t r = 0;
+    uint64_t found = 0;
+    for (uint64_t w = lo; w < hi && !checker.failed(); ++w) {
+      for (int g = 0; g < 4; ++g) {
+        const uint32_t key = mine[r];
+        r = r + 1 == mine.size() ? 0 : r + 1;
+        GetResult got;
+        MaybeTimed(stats.latency, [&] { got = reader.Get(key); });
+        if (!GetIsRight(key, got, rule)) checker.Fail(CheckGet(key, got, rule));
+        found += got.found ? 1 : 0;
+        stats.Count();
+      }
+      const uint64_t key = 2 * uint64_t{writes[w]};
+      bool put = false;
+      MaybeTimed(stats.latency, [&] { put = writer.Put(key, n + 1 + w); });
+      if (!put) checker.Fail(writer.Refusal("a new version of " + KeyName(key)));
+      stats.Count();
+    }
+    hits[t] = found;
+    puts[t] = hi - lo;
+  });
+  Collect(run, 0, threads, &m);
+  for (uint64_t h : hits) m.hits += h;
+  for (uint64_t p : puts) m.write_ops += p;
+  m.write_seconds = m.seconds;
+  m.misses = m.ops - m.write_ops - m.hits;
+  face.MeasureMemory(n + written, &m);
+  TakeFailure(checker, &m);
+  if (m.ok) TakeStatus(VerifyAfterWrites(face, in, written), "the scan after the writes", &m);
+  m.note = "4 Gets to 1 Put; op = either";
   return m;
 }
 
 template Measurement MixedPhase(RepFace&, const WorkloadInput&, uint32_t, bool);
 template Measurement MixedPhase(TableFace&, const WorkloadInput&, uint32_t, bool);
+template Measurement Mix8020Phase(RepFace&, const WorkloadInput&, uint32_t);
+template Measurement Mix8020Phase(TableFace&, const WorkloadInput&, uint32_t);
 
 }  // namespace memrep::bench
