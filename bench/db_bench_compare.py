@@ -23,6 +23,8 @@ Usage (Python 3 standard library only):
         --num 200000 --repeats 2 --json results.json
     python3 bench/db_bench_compare.py --plugin build/release/rocksdb/libmemrep_rocksdb.so \\
         --reps 'skip_list,id=memrep.SortedHash;max_runs=4'   # reps split on commas only
+    python3 bench/db_bench_compare.py --plugin build/release/rocksdb/libmemrep_rocksdb.so \\
+        --ceiling        # + bench.Ceiling, a rep that stores nothing, and each rep's share of it
 
 Caveats: 'vector' is only usable for write workloads (reads sort the whole
 mutable memtable per lookup).  With the hash reps, --prefix_size=8 makes
@@ -52,6 +54,8 @@ BUILTIN_REPS = {
     "hash_linkedlist": {"concurrent_insert": False, "point_read_while_mutable": "constant"},
 }
 PREFIX_REPS = {"hash_linkedlist", "prefix_hash"}
+# The rep that stores nothing (bench/ceiling/ceiling_plugin.cc).
+CEILING = "bench.Ceiling"
 WRITE_ONLY_WORKLOADS = {"fillrandom", "fillrandom_2t", "overwrite"}
 
 # workload name -> (db_bench --benchmarks, measured benchmark, flag overrides)
@@ -84,6 +88,10 @@ def parse_args(argv):
                    help="comma list (of names or options strings); the first is the baseline. "
                    "A word may end in @PLUGIN to load that build of the plugin for it, so that "
                    "two builds run side by side: memrep.SortedHash@old.so,memrep.SortedHash@new.so")
+    p.add_argument("--ceiling", nargs="?", const="auto", metavar="PATH",
+                   help="also run bench.Ceiling, a rep that stores nothing (what RocksDB itself "
+                   "allows), from this plugin (default: <plugin dir>/../bench/"
+                   "libmemrep_ceiling.so), and show every rep's share of it")
     p.add_argument("--workloads", default=",".join(WORKLOADS))
     p.add_argument("--num", type=int, help="keys (default 1000000; 100000 with --quick)")
     p.add_argument("--reads", type=int, help="reads per reader thread (default num/4)")
@@ -122,6 +130,21 @@ def validate(a):
         raise BenchError(f"db_bench not found or not executable: {a.db_bench}")
     if len(set(a.reps)) != len(a.reps):
         raise BenchError(f"--reps names a rep twice: {a.reps}")
+    a.ceiling_rep = None
+    if a.ceiling:
+        path = a.ceiling
+        if path == "auto":
+            if not a.plugin:
+                raise BenchError("--ceiling without a path needs --plugin (the ceiling's plugin "
+                                 "is found beside it): pass --ceiling PATH")
+            path = os.path.join(os.path.dirname(os.path.realpath(a.plugin)), "..", "bench",
+                                "libmemrep_ceiling.so")
+        path = os.path.abspath(os.path.normpath(path))
+        if not os.path.isfile(path):
+            raise BenchError(f"the ceiling's plugin does not exist: {path} (it is built with "
+                             "the benchmarks: cmake --build --preset release)")
+        a.ceiling_rep = f"{CEILING}@{path}"
+        a.reps.append(a.ceiling_rep)
     plugin_reps = [r for r in a.reps if r not in BUILTIN_REPS]
     missing = [r for r in plugin_reps if not split_plugin(r)[1]]
     if missing and not a.plugin:
@@ -201,6 +224,9 @@ def rep_traits(a, plugin_reps):
             raise BenchError(f"--memrep-bench is not an executable file: {a.memrep_bench}")
     known_by_plugin = {}
     for rep in plugin_reps:
+        if rep == a.ceiling_rep:
+            traits[rep] = {"concurrent_insert": True, "source": "the ceiling"}
+            continue
         plugin = split_plugin(rep)[1] or a.plugin
         if plugin not in known_by_plugin:
             # An older build's memrep_bench may not know --list_reps: assume then.
@@ -334,6 +360,10 @@ def ratio(x, base):
     return f"{x / base:.2f}x" if base else "n/a"
 
 
+def share(x, ceiling):
+    return f"{100 * x / ceiling:.0f}%" if ceiling else "n/a"
+
+
 def markdown(header, rows):
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(r) + " |" for r in rows]
@@ -342,19 +372,35 @@ def markdown(header, rows):
 
 def report(a, s, runs):
     base, others = a.reps[0], a.reps[1:]
-    hdr = ["workload"] + [f"{r} ops/s" for r in a.reps] + [f"{r} / {base}" for r in others]
+    def label(r):
+        return CEILING if r == a.ceiling_rep else r
+
+    hdr = (["workload"] + [f"{label(r)} ops/s" for r in a.reps] +
+           [f"{label(r)} / {base}" for r in others])
     rows = []
     for w in a.workloads:
         m = {r: s[w][r]["median_ops_sec"] for r in a.reps}
         rows.append([w] + [f"{m[r]:,.0f}" for r in a.reps] + [ratio(m[r], m[base]) for r in others])
     print(f"### Throughput (median of {a.repeats}, num={a.num}, reads={a.reads})\n")
     print(markdown(hdr, rows))
-    hdr = ["workload"] + [f"{r} MB" for r in a.reps] + [f"{r} / {base}" for r in others]
+    real = [r for r in a.reps if r != a.ceiling_rep]
+    if a.ceiling_rep:
+        # What RocksDB itself allows: a rep's share of the ceiling's rate.
+        c = a.ceiling_rep
+        hdr = ["workload", f"{CEILING} ops/s"] + [f"{r} share" for r in real]
+        rows = [[w, f"{s[w][c]['median_ops_sec']:,.0f}"] +
+                [share(s[w][r]["median_ops_sec"], s[w][c]["median_ops_sec"]) for r in real]
+                for w in a.workloads]
+        print(f"\n### Share of the ceiling ({CEILING}: a rep that stores nothing, the rest of "
+              "RocksDB's path)\n")
+        print(markdown(hdr, rows))
+    hdr = (["workload"] + [f"{label(r)} MB" for r in a.reps] +
+           [f"{label(r)} / {base}" for r in others])
     rss = {w: {r: s[w][r]["median_rss_mb"] for r in a.reps} for w in a.workloads}
     if others:
         # The workload where the last rep's RSS ratio is highest (a memory
         # target is held to it; a column's maximum could hide it).
-        worst = max(a.workloads, key=lambda w: rss[w][a.reps[-1]] / (rss[w][base] or 1))
+        worst = max(a.workloads, key=lambda w: rss[w][real[-1]] / (rss[w][base] or 1))
         rss[f"**highest ratio**: {worst}"] = rss[worst]
     rows = [[w] + [f"{m[r]:.0f}" for r in a.reps] + [ratio(m[r], m[base]) for r in others]
             for w, m in rss.items()]
@@ -362,7 +408,7 @@ def report(a, s, runs):
     print(markdown(hdr, rows))
     print("\n### db_bench command lines (one run per workload)\n")
     for w in a.workloads:
-        pick = [x for x in runs if x["workload"] == w and x["rep"] == a.reps[-1]][0]
+        pick = [x for x in runs if x["workload"] == w and x["rep"] == real[-1]][0]
         print(f"- {w}: `{pick['command']}`")
 
 
