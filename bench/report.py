@@ -293,8 +293,12 @@ def db_bench_command(db, args, json_path):
     base = [] if "--quick" in user else ["--num", str(db["num"]), "--repeats", str(db["repeats"])]
     # User flags come after the report's (argparse: the last one wins), the
     # plugin and the JSON path last, since the report reads that file.
+    # The ceiling (a rep that stores nothing) where the build made its plugin.
+    ceiling = os.path.join(os.path.dirname(os.path.realpath(args.plugin)), "..", "bench",
+                           "libmemrep_ceiling.so")
+    ceiling_args = ["--ceiling", os.path.normpath(ceiling)] if os.path.isfile(ceiling) else []
     return ([sys.executable, os.path.join(REPO, "bench", "db_bench_compare.py")] + base +
-            ["--write-buffer-size", str(WRITE_BUFFER_SIZE)] + user +
+            ["--write-buffer-size", str(WRITE_BUFFER_SIZE)] + ceiling_args + user +
             ["--plugin", args.plugin, "--json", json_path])
 
 

@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 
 bash scripts/install-deps.sh
 cmake --preset release >/dev/null
-cmake --build --preset release --target memrep_bench memrep_nimbus_import memrep_rocksdb
+cmake --build --preset release --target memrep_bench memrep_nimbus_import memrep_rocksdb memrep_ceiling
 
 # Debian's matplotlib is installed for Debian's python3; a python3 found first
 # on PATH (a virtualenv, pyenv) may not see it.
