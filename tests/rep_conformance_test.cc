@@ -213,6 +213,24 @@ class RepConformance : public ::testing::TestWithParam<Param> {
 
   void Drain() { concurrency::BackgroundPool::Shared().Drain(); }
 
+  // NumEntries and a full scan both count `expected` entries, the scan in
+  // strictly ascending order (no entry twice).
+  void ExpectStrictlyOrderedCount(uint64_t expected) {
+    EXPECT_EQ(rep_->NumEntries(), expected);
+    auto it = rep_->NewIterator();
+    uint64_t n = 0;
+    ModelOrder less{cmp()};
+    ModelKey prev;
+    for (it->SeekToFirst(); it->Valid(); it->Next(), ++n) {
+      const ModelKey k = KeyAt(*it);
+      if (n > 0) {
+        ASSERT_TRUE(less(prev, k));
+      }
+      prev = k;
+    }
+    EXPECT_EQ(n, expected);
+  }
+
   memory::Arena arena_;
   std::unique_ptr<Rep> rep_;
   Model<ModelEntry> model_;
@@ -669,19 +687,7 @@ TEST_P(ConcurrentConformance, ConcurrentInsertsAllLand) {
   for (auto& th : threads) th.join();
   EXPECT_EQ(refused.load(), dups ? (kThreads - 1) * kPerThread : 0);
   const uint64_t expected = (kThreads + (dups ? 1 : 0)) * static_cast<uint64_t>(kPerThread);
-  EXPECT_EQ(rep_->NumEntries(), expected);
-  auto it = rep_->NewIterator();
-  uint64_t n = 0;
-  ModelOrder less{cmp()};
-  ModelKey prev;
-  for (it->SeekToFirst(); it->Valid(); it->Next(), ++n) {
-    const ModelKey k = KeyAt(*it);
-    if (n > 0) {
-      ASSERT_TRUE(less(prev, k));
-    }
-    prev = k;
-  }
-  EXPECT_EQ(n, expected);
+  ExpectStrictlyOrderedCount(expected);
 }
 
 // Batches from several threads at once: every record of every batch lands,
@@ -721,19 +727,7 @@ TEST_P(ConcurrentViewConformance, ConcurrentBatchesAllLand) {
   const uint64_t per_thread = uint64_t{kBatches} * kPerBatch;
   const uint64_t expected = kThreads * per_thread +
                             (dups ? kThreads * uint64_t{kBatches} * (kPerBatch / 2) + kBatches : 0);
-  EXPECT_EQ(rep_->NumEntries(), expected);
-  auto it = rep_->NewIterator();
-  uint64_t n = 0;
-  ModelOrder less{cmp()};
-  ModelKey prev;
-  for (it->SeekToFirst(); it->Valid(); it->Next(), ++n) {
-    const ModelKey k = KeyAt(*it);
-    if (n > 0) {
-      ASSERT_TRUE(less(prev, k));
-    }
-    prev = k;
-  }
-  EXPECT_EQ(n, expected);
+  ExpectStrictlyOrderedCount(expected);
 }
 
 template <typename Pred>
