@@ -4,23 +4,6 @@
 
 namespace memrep::trie {
 
-Ref Trie::FindLeaf(std::string_view key) const {
-  Ref node = root_;
-  uint32_t depth = 0;
-  for (;;) {
-    const NodeHeader* n = NodeAt(node);
-    const uint32_t end = n->end_depth;
-    if (end > depth && (key.size() < end || MatchPrefix(n, key, depth) < end)) return 0;
-    if (key.size() == end) return n->value.load(std::memory_order_acquire);
-    const Ref child = FindChild(n, static_cast<uint8_t>(key[end]));
-    if (child == 0) return 0;
-    if (IsLeaf(child)) return CompareLeaf(child, key, end + 1) == 0 ? child : 0;
-    node = child;
-    depth = end + 1;
-    PrefetchSlot(child, key, depth);
-  }
-}
-
 bool Trie::DescendStep(std::string_view key, Ref* node, uint32_t* depth, Ref* found) const {
   if (IsLeaf(*node)) {
     *found = CompareLeaf(*node, key, *depth) == 0 ? *node : 0;
@@ -44,6 +27,15 @@ bool Trie::DescendStep(std::string_view key, Ref* node, uint32_t* depth, Ref* fo
     PrefetchSlot(child, key, end + 1);
   }
   return false;
+}
+
+Ref Trie::FindLeaf(std::string_view key) const {
+  Ref node = root_;
+  uint32_t depth = 0;
+  Ref found = 0;
+  while (!DescendStep(key, &node, &depth, &found)) {
+  }
+  return found;
 }
 
 void Trie::FindLeaves(std::span<const std::string_view> keys, Ref* out) const {
