@@ -134,6 +134,19 @@ std::string_view RepNameOf(std::string_view word) {
   return {};
 }
 
+// The write_buffer_size a rep is validated (and memrep's reps sized) for:
+// --write_buffer_size, else what the run will hold, at least
+// kMinWriteBufferSize and at most what the rep can take.
+uint64_t WriteBufferSizeFor(const RepConfig& config, uint64_t expected_arena_bytes,
+                            const RepTraits& traits) {
+  if (config.write_buffer_size != 0) return config.write_buffer_size;
+  uint64_t write_buffer_size = std::max(expected_arena_bytes, RepConfig::kMinWriteBufferSize);
+  if (traits.max_memtable_bytes != 0) {
+    write_buffer_size = std::min(write_buffer_size, traits.max_memtable_bytes);
+  }
+  return write_buffer_size;
+}
+
 std::string Message(const rdb::Status& s) {
   return s.getState() != nullptr ? std::string(s.getState()) : s.ToString();
 }
@@ -151,7 +164,11 @@ std::vector<KnownRep> KnownReps() {
       if (alias != rep.name) rep.aliases.push_back(alias);
     }
     rep.description = info.summary;
-    rep.memrep = true;
+    // A standalone peer is in the registry, but is not memrep's.
+    const StandalonePeer* peer = FindStandalonePeer(info.name);
+    rep.memrep = peer == nullptr;
+    rep.standalone_peer = peer != nullptr;
+    rep.single_version = peer != nullptr && peer->single_version;
     rep.traits = info.traits;
     reps.push_back(std::move(rep));
   }
@@ -204,7 +221,7 @@ Status ResolveRep(std::string_view word, RepChoice* out) {
     return Status::InvalidArgument("'" + std::string(word) + "': " + s.message());
   }
   for (const KnownRep& rep : reps) {
-    if (rep.memrep && rep.canonical_name == spec.name()) {
+    if ((rep.memrep || rep.standalone_peer) && rep.canonical_name == spec.name()) {
       *out = RepChoice{rep.name, std::string(word)};
       return Status::OK();
     }
@@ -236,6 +253,29 @@ Status RepFactory::Make(std::string_view word, const RepConfig& config,
       const auto given = config.rep_options.find(choice.name);
       spec = given != config.rep_options.end() ? given->second : choice.name;
     }
+    RepSpec rep_spec;
+    if (RepSpec::Parse(spec, &rep_spec).ok()) {
+      if (const StandalonePeer* peer = FindStandalonePeer(rep_spec.name())) {
+        // No RocksDB factory: memrep::MemTable opens it from the options string.
+        f->traits_ = rep_spec.traits();
+        f->standalone_peer_ = true;
+        f->single_version_ = peer->single_version;
+        f->memrep_options_ = spec;
+        f->description_ = rep_spec.ToString();
+        const uint64_t write_buffer_size =
+            WriteBufferSizeFor(config, expected_arena_bytes, f->traits_);
+        s = rep_spec.CheckWriteBufferSize(write_buffer_size);
+        if (!s.ok()) {
+          return Status::InvalidArgument(f->name_ + ": write_buffer_size=" +
+                                         std::to_string(write_buffer_size) + ": " + s.message());
+        }
+        f->write_buffer_size_ = write_buffer_size;
+        f->description_ += " (a standalone peer, --face=standalone only; write_buffer_size=" +
+                           std::to_string(write_buffer_size) + ")";
+        *out = std::move(f);
+        return Status::OK();
+      }
+    }
     rdb::Status rs = rocksdb_plugin::NewRepFactory(spec, &f->factory_);
     if (!rs.ok()) return Status::InvalidArgument(choice.name + ": " + Message(rs));
     const auto* plugin = dynamic_cast<const rocksdb_plugin::RepFactory*>(f->factory_.get());
@@ -252,13 +292,7 @@ Status RepFactory::Make(std::string_view word, const RepConfig& config,
   // Validate the factory for a column family as RocksDB does when it opens
   // one: that is also what sizes memrep's reps (their indexes follow the
   // column family's write_buffer_size).
-  uint64_t write_buffer_size = config.write_buffer_size;
-  if (write_buffer_size == 0) {
-    write_buffer_size = std::max(expected_arena_bytes, RepConfig::kMinWriteBufferSize);
-    if (f->traits_.max_memtable_bytes != 0) {
-      write_buffer_size = std::min(write_buffer_size, f->traits_.max_memtable_bytes);
-    }
-  }
+  const uint64_t write_buffer_size = WriteBufferSizeFor(config, expected_arena_bytes, f->traits_);
   rdb::ColumnFamilyOptions cf_options;
   cf_options.write_buffer_size = write_buffer_size;
   cf_options.prefix_extractor = f->prefix_extractor_;
@@ -277,6 +311,10 @@ Status RepFactory::Make(std::string_view word, const RepConfig& config,
 }
 
 Status RepFactory::NewRep(std::unique_ptr<BenchRep>* out) const {
+  if (standalone_peer_) {
+    return Status::InvalidArgument(
+        name_ + " is a standalone peer: it has no RocksDB face (run it with --face=standalone)");
+  }
   std::unique_ptr<BenchRep> rep(new BenchRep());
   rep->order_ = order_;
   rep->prefix_extractor_ = prefix_extractor_;

@@ -5,7 +5,12 @@
 //     hash_skiplist, hash_linkedlist), each with its names and the
 //     memrep::RepTraits the bench reads for it;
 //   - every rep of memrep's registry (memrep::ListReps()), built by the
-//     plugin's rocksdb_plugin::NewRepFactory from an options string.
+//     plugin's rocksdb_plugin::NewRepFactory from an options string;
+//   - except the registry's *standalone peers* (peers/peers.h): other
+//     projects' memtables that memrep_bench registers as reps of the view
+//     functions only. They have no RocksDB face: memrep::MemTable runs them
+//     under --face=standalone, from their options string, and the other
+//     faces skip them. They are not memrep's (KnownRep::memrep is false).
 //
 // No rep is recognised by its name: what the bench does differently for a rep
 // (skip a workload, check that memrep's rep was built) follows its traits and
@@ -49,10 +54,16 @@ struct KnownRep {
   std::string description;           // one line
   bool memrep = false;               // from memrep's registry (built by its plugin)
   RepTraits traits;
+  // A standalone peer (peers/peers.h): in memrep's registry, but no RocksDB
+  // face; runs through memrep::MemTable only. memrep is false.
+  bool standalone_peer = false;
+  // Keeps one version per user key (StandalonePeer::single_version).
+  bool single_version = false;
 };
 
-// Every rep: RocksDB's, then memrep's in ListReps() order; also the order
-// `--memtablerep=all` runs them. Read from the registry at each call.
+// Every rep: RocksDB's, then memrep's in ListReps() order (standalone peers
+// after memrep's own); also the order `--memtablerep=all` runs them. Read
+// from the registry at each call.
 std::vector<KnownRep> KnownReps();
 std::vector<std::string> KnownRepNames();
 // What --memtablerep runs by default: RocksDB's default rep and memrep's first.
@@ -64,7 +75,8 @@ struct RepChoice {
   std::string options;  // the memrep options string the word is, or "" (a plain name)
 };
 // InvalidArgument if the word names no rep, or is a memrep options string
-// that memrep refuses (its message says why).
+// that memrep refuses (its message says why). A standalone peer takes an
+// options string as memrep's reps do.
 Status ResolveRep(std::string_view word, RepChoice* out);
 
 struct RepConfig {
@@ -97,16 +109,24 @@ class RepFactory {
   const std::string& name() const { return name_; }  // the bench name
   const RepTraits& traits() const { return traits_; }
   bool memrep() const { return memrep_; }
+  // A standalone peer: no RocksDB factory (rocksdb_factory() and NewRep are
+  // not for it); memrep_options() opens it through memrep::MemTable.
+  bool standalone_peer() const { return standalone_peer_; }
+  // Keeps one version per user key (a standalone peer that says so).
+  bool single_version() const { return single_version_; }
   // The factory with its effective options, e.g. "id=memrep.SortedHash;...".
   const std::string& description() const { return description_; }
+  // REQUIRES: !standalone_peer().
   const ROCKSDB_NAMESPACE::MemTableRepFactory& rocksdb_factory() const { return *factory_; }
-  // memrep's reps: the options string the factory was built from (a name, an
-  // alias or "id=...;..."), which memrep::MemTableOptions::rep takes too.
+  // memrep's reps and standalone peers: the options string the factory was
+  // built from (a name, an alias or "id=...;..."), which
+  // memrep::MemTableOptions::rep takes too.
   const std::string& memrep_options() const { return memrep_options_; }
   // The write_buffer_size the factory was validated (and memrep's reps sized) for.
   uint64_t write_buffer_size() const { return write_buffer_size_; }
 
   // A new, empty rep on a new ShimArena; times the creation.
+  // InvalidArgument for a standalone peer (it has no RocksDB face).
   Status NewRep(std::unique_ptr<BenchRep>* out) const;
 
  private:
@@ -118,6 +138,8 @@ class RepFactory {
   uint64_t write_buffer_size_ = 0;
   RepTraits traits_;
   bool memrep_ = false;
+  bool standalone_peer_ = false;
+  bool single_version_ = false;
   std::shared_ptr<ROCKSDB_NAMESPACE::MemTableRepFactory> factory_;
   // Referenced by every rep made; each BenchRep shares them, so a rep may
   // outlive its factory.

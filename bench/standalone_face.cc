@@ -71,9 +71,10 @@ void TableFace::Reader::GetBatch(std::span<const uint32_t> key_numbers, GetResul
 
 Status OpenStandaloneTable(const RepFactory& factory, const Flags& flags,
                            std::unique_ptr<MemTable>* out) {
-  if (!factory.memrep()) {
-    return Status::InvalidArgument(factory.name() +
-                                   " is RocksDB's rep: the standalone face runs memrep's reps");
+  if (!factory.memrep() && !factory.standalone_peer()) {
+    return Status::InvalidArgument(
+        factory.name() +
+        " is RocksDB's rep: the standalone face runs memrep's reps and the standalone peers");
   }
   MemTableOptions options;
   options.rep = factory.memrep_options();

@@ -1,7 +1,8 @@
 // The standalone face (--face=standalone): memrep's reps driven through
 // memrep::MemTable, memrep's own API, with no RocksDB between the workload and
-// the rep. The workloads are the rep level's (the phases are templates over a
-// face, faces.h); what differs is each operation:
+// the rep; and the standalone peers (peers/peers.h), other projects'
+// memtables registered as reps of the view functions, the same way. The workloads are the rep
+// level's (the phases are templates over a face, faces.h); what differs is each operation:
 //
 //   Put        MemTable::Put: the key and value as views; the rep stores them
 //              in its own form (RepContext::rows is false).
@@ -146,15 +147,16 @@ class TableFace {
   MemTable& table_;
 };
 
-// Opens a MemTable for a memrep factory's rep (its options string and
-// write_buffer_size; --arena_block_size), as the standalone face runs it.
+// Opens a MemTable for a memrep factory's rep or a standalone peer (its
+// options string and write_buffer_size; --arena_block_size), as the
+// standalone face runs it.
 Status OpenStandaloneTable(const RepFactory& factory, const Flags& flags,
                            std::unique_ptr<MemTable>* out);
 
-// RunWorkload for a memrep rep under --face=standalone: a new MemTable, its
-// untimed fill (read and mixed workloads), the timed phase and its checks,
-// memory, destruction. REQUIRES: factory.memrep(), and the workload not
-// skipped for it (SkipReason).
+// RunWorkload for a memrep rep or a standalone peer under --face=standalone:
+// a new MemTable, its untimed fill (read and mixed workloads), the timed
+// phase and its checks, memory, destruction. REQUIRES: factory.memrep() or
+// factory.standalone_peer(), and the workload not skipped for it (SkipReason).
 Measurement RunStandaloneWorkload(const WorkloadInfo& workload, const RepFactory& factory,
                                   const WorkloadInput& input);
 

@@ -99,6 +99,17 @@ uint64_t ExpectedArenaBytes(const WorkloadInfo& workload, const Flags& flags) {
 std::string SkipReason(const WorkloadInfo& workload, const RepFactory& factory,
                        const Flags& flags) {
   const RepTraits& traits = factory.traits();
+  if (factory.standalone_peer() && flags.face != BenchFace::kStandalone) {
+    return "no RocksDB face: a standalone peer runs through memrep::MemTable only "
+           "(--face=standalone)";
+  }
+  // The checks of these count every version of a key; a rep that keeps one
+  // per key (a write overwrites it) cannot pass them.
+  if (factory.single_version() &&
+      (workload.name == "overwrite" || workload.kind == WorkloadKind::kMixed)) {
+    return "single version per key: a write overwrites the key's record, and this "
+           "workload's checks count every version";
+  }
   if (flags.face == BenchFace::kTrieTable && factory.memrep()) {
     if (workload.kind != WorkloadKind::kRead) {
       return "a trie table takes no writes (--face=standalone runs this on the live memtable)";
@@ -129,7 +140,8 @@ Measurement RunWorkload(const WorkloadInfo& workload, const RepFactory& factory,
   Measurement m;
   m.threads = WorkloadThreads(workload, *input.flags);
   const BenchFace face = input.flags->face;
-  if (factory.memrep()) m.face = face;
+  const bool standalone = factory.memrep() || factory.standalone_peer();
+  if (standalone) m.face = face;
   const std::string skip = SkipReason(workload, factory, *input.flags);
   if (!skip.empty()) {
     m.skipped = true;
@@ -140,7 +152,7 @@ Measurement RunWorkload(const WorkloadInfo& workload, const RepFactory& factory,
     return RunTrieTableWorkload(workload, factory, input);
   }
   if (face != BenchFace::kRep) {
-    if (factory.memrep()) return RunStandaloneWorkload(workload, factory, input);
+    if (standalone) return RunStandaloneWorkload(workload, factory, input);
     m = RunRepWorkload(workload, factory, input);
     m.note = m.note.empty() ? kRepLevelNote : std::string(kRepLevelNote) + "; " + m.note;
     return m;

@@ -1,5 +1,8 @@
 #include "peers/peers.h"
 
+#include <deque>
+#include <mutex>
+
 namespace memrep::bench {
 
 #ifdef MEMREP_PEER_SKIP_LIST_NDEBUG
@@ -39,6 +42,35 @@ const std::vector<PeerRep>& PeerReps() {
 #endif
   };
   return peers;
+}
+
+namespace {
+
+struct StandalonePeers {
+  std::mutex mu;
+  std::deque<StandalonePeer> peers;  // a deque: pointers to its elements stay valid
+};
+
+StandalonePeers& TheStandalonePeers() {
+  static StandalonePeers* peers = new StandalonePeers();  // never destroyed
+  return *peers;
+}
+
+}  // namespace
+
+void AddStandalonePeer(StandalonePeer peer) {
+  StandalonePeers& all = TheStandalonePeers();
+  std::lock_guard<std::mutex> lock(all.mu);
+  all.peers.push_back(std::move(peer));
+}
+
+const StandalonePeer* FindStandalonePeer(std::string_view canonical_name) {
+  StandalonePeers& all = TheStandalonePeers();
+  std::lock_guard<std::mutex> lock(all.mu);
+  for (const StandalonePeer& peer : all.peers) {
+    if (peer.canonical_name == canonical_name) return &peer;
+  }
+  return nullptr;
 }
 
 }  // namespace memrep::bench

@@ -5,6 +5,8 @@ set(MEMREP_PEER_ROCKSDB_SOURCE "" CACHE PATH
     "RocksDB's source of the installed librocksdb's version: builds the skip_list_ndebug peer")
 set(MEMREP_PEER_TOPLING_ZIP "" CACHE PATH
     "A checkout of ToplingDB's topling-zip: builds the topling_cspp peer")
+set(MEMREP_PEER_COLUMNAR_MEMTABLE "" CACHE PATH
+    "A checkout of conanhujinming/columnar_memtable: builds the columnar_memtable peer")
 
 target_sources(memrep_bench_lib PRIVATE peers/peers.cc)
 
@@ -47,4 +49,8 @@ endif()
 
 if(MEMREP_PEER_TOPLING_ZIP)
   include(${CMAKE_CURRENT_LIST_DIR}/topling_cspp.cmake)
+endif()
+
+if(MEMREP_PEER_COLUMNAR_MEMTABLE)
+  include(${CMAKE_CURRENT_LIST_DIR}/columnar_memtable.cmake)
 endif()
