@@ -106,7 +106,8 @@ std::string SkipReason(const WorkloadInfo& workload, const RepFactory& factory,
   // The checks of these count every version of a key; a rep that keeps one
   // per key (a write overwrites it) cannot pass them.
   if (factory.single_version() &&
-      (workload.name == "overwrite" || workload.kind == WorkloadKind::kMixed)) {
+      (workload.name == "overwrite" ||
+       (workload.kind == WorkloadKind::kMixed && workload.name != "mix8020"))) {
     return "single version per key: a write overwrites the key's record, and this "
            "workload's checks count every version";
   }
@@ -152,7 +153,11 @@ Measurement RunWorkload(const WorkloadInfo& workload, const RepFactory& factory,
     return RunTrieTableWorkload(workload, factory, input);
   }
   if (face != BenchFace::kRep) {
-    if (standalone) return RunStandaloneWorkload(workload, factory, input);
+    if (standalone) {
+      WorkloadInput in = input;
+      in.single_version = factory.single_version();
+      return RunStandaloneWorkload(workload, factory, in);
+    }
     m = RunRepWorkload(workload, factory, input);
     m.note = m.note.empty() ? kRepLevelNote : std::string(kRepLevelNote) + "; " + m.note;
     return m;

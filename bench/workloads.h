@@ -86,6 +86,9 @@ struct WorkloadInput {
   const KeyPlan* plan = nullptr;
   Progress* progress = nullptr;  // may be null
   std::string label;             // for the progress line
+  // The rep keeps one version per user key (a standalone peer that says so):
+  // the checks after mix8020 expect each key's newest version only.
+  bool single_version = false;
 };
 
 // One run of one workload on one rep.
