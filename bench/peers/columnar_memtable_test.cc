@@ -410,7 +410,9 @@ TEST(ColumnarMemtablePeer, BenchRunsItThroughTheStandaloneFace) {
         EXPECT_NE(m.note.find("no RocksDB face"), std::string::npos) << what << ": " << m.note;
         continue;
       }
-      const bool versions = workload.name == "overwrite" || workload.kind == WorkloadKind::kMixed;
+      // mix8020 runs: its scan afterwards expects the newest version alone.
+      const bool versions = workload.name == "overwrite" ||
+                            (workload.kind == WorkloadKind::kMixed && workload.name != "mix8020");
       EXPECT_EQ(m.skipped, versions) << what << ": " << m.note;
       if (versions) {
         EXPECT_NE(m.note.find("single version"), std::string::npos) << what << ": " << m.note;
