@@ -65,41 +65,15 @@ class HashIndex {
   // linking nothing, if a node with the same user key and sequence is present.
   bool Insert(const format::KeyOrder& order, Node* node, RowRef ref) {
     uint64_t tag;
-    return Insert(order, node, ref, util::Hash(format::RowUserKey(node->row(), &tag)));
+    const std::string_view user_key = format::RowUserKey(node->row(), &tag);
+    return Link(order, node, ref, user_key, tag, util::Hash(user_key));
   }
   // The same, given the hash of the node's user key.
   bool Insert(const format::KeyOrder& order, Node* node, RowRef ref, uint64_t hash) {
     uint64_t tag;
     const std::string_view user_key = format::RowUserKey(node->row(), &tag);
-    std::atomic_ref<RowRef> bucket(buckets_[hash & mask_]);
-    Node* prev = nullptr;
-    for (;;) {
-      // acquire: pairs with the release CAS that published `next`.
-      RowRef next = prev == nullptr ? bucket.load(std::memory_order_acquire)
-                                    : prev->bucket_next.load(std::memory_order_acquire);
-      while (next != 0) {
-        Node* next_node = NodeAt(region_, next);
-        uint64_t next_tag;
-        const std::string_view next_key = format::RowUserKey(next_node->row(), &next_tag);
-        const int c = order.Compare(next_key, next_tag, user_key, tag);
-        if (c == 0) return false;
-        if (c > 0) break;
-        prev = next_node;
-        next = prev->bucket_next.load(std::memory_order_acquire);
-      }
-      // relaxed: node is not yet visible; the CAS below releases it.
-      node->bucket_next.store(next, std::memory_order_relaxed);
-      // release: publishes the node's entry and bucket_next to readers.
-      // On failure a node was linked after prev (invariant 1): rescan from prev.
-      bool linked = prev == nullptr
-                        ? bucket.compare_exchange_strong(next, ref, std::memory_order_release,
-                                                         std::memory_order_relaxed)
-                        : prev->bucket_next.compare_exchange_strong(
-                              next, ref, std::memory_order_release, std::memory_order_relaxed);
-      if (linked) return true;
-    }
+    return Link(order, node, ref, user_key, tag, hash);
   }
-
   // The first node of `user_key`'s chain whose entry is >= internal_key.
   const Node* Find(const format::KeyOrder& order, std::string_view internal_key) const {
     return Find(order, internal_key, HashOf(internal_key));
@@ -134,6 +108,38 @@ class HashIndex {
   }
 
  private:
+  // Insert's work, with the node's user key, tag and hash already known.
+  bool Link(const format::KeyOrder& order, Node* node, RowRef ref, std::string_view user_key,
+            uint64_t tag, uint64_t hash) {
+    std::atomic_ref<RowRef> bucket(buckets_[hash & mask_]);
+    Node* prev = nullptr;
+    for (;;) {
+      // acquire: pairs with the release CAS that published `next`.
+      RowRef next = prev == nullptr ? bucket.load(std::memory_order_acquire)
+                                    : prev->bucket_next.load(std::memory_order_acquire);
+      while (next != 0) {
+        Node* next_node = NodeAt(region_, next);
+        uint64_t next_tag;
+        const std::string_view next_key = format::RowUserKey(next_node->row(), &next_tag);
+        const int c = order.Compare(next_key, next_tag, user_key, tag);
+        if (c == 0) return false;
+        if (c > 0) break;
+        prev = next_node;
+        next = prev->bucket_next.load(std::memory_order_acquire);
+      }
+      // relaxed: node is not yet visible; the CAS below releases it.
+      node->bucket_next.store(next, std::memory_order_relaxed);
+      // release: publishes the node's entry and bucket_next to readers.
+      // On failure a node was linked after prev (invariant 1): rescan from prev.
+      bool linked = prev == nullptr
+                        ? bucket.compare_exchange_strong(next, ref, std::memory_order_release,
+                                                         std::memory_order_relaxed)
+                        : prev->bucket_next.compare_exchange_strong(
+                              next, ref, std::memory_order_release, std::memory_order_relaxed);
+      if (linked) return true;
+    }
+  }
+
   const uint64_t mask_;
   const RowRegion& region_;
   RowRef* buckets_ = nullptr;  // accessed only through std::atomic_ref
