@@ -71,6 +71,11 @@ for _name in ("readrandom", "readwhilewriting", "seekrandom",
                         lambda a: {"reads": a.reads})
 
 RESULT_RE = re.compile(r"^(\S+)\s+:\s+([\d.]+) micros/op ([\d.]+) ops/sec")
+FOUND_RE = re.compile(r"\((\d+) of (\d+) found\)")
+# Workloads whose found counts every rep must share with the first one: reads
+# after a fill from the same seed. (With a writer running beside the readers
+# the counts depend on timing.)
+FOUND_CHECKED = {"readrandom", "seekrandom"}
 
 
 class BenchError(Exception):
@@ -81,6 +86,9 @@ def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--db-bench", default=shutil.which("db_bench") or "/usr/bin/db_bench")
     p.add_argument("--plugin", help="shared library LD_PRELOADed for non-built-in reps")
+    p.add_argument("--built-in", action="store_true",
+                   help="the db_bench has memrep compiled in (RocksDB built with "
+                        "ROCKSDB_PLUGINS=memrep): every rep is built in, nothing is preloaded")
     p.add_argument("--memrep-bench", metavar="PATH",
                    help="memrep_bench, whose --list_reps gives the traits of the plugin's reps "
                    "(default: <plugin dir>/../bench/memrep_bench, if it exists)")
@@ -147,7 +155,7 @@ def validate(a):
         a.reps.append(a.ceiling_rep)
     plugin_reps = [r for r in a.reps if r not in BUILTIN_REPS]
     missing = [r for r in plugin_reps if not split_plugin(r)[1]]
-    if missing and not a.plugin:
+    if missing and not a.plugin and not a.built_in:
         raise BenchError(f"rep(s) {missing} are not RocksDB built-ins "
                          f"({sorted(BUILTIN_REPS)}): pass --plugin PATH, or REP@PLUGIN")
     if a.plugin:
@@ -263,7 +271,8 @@ def build_command(a, workload, rep, repeat, db_dir):
     cmd = [a.db_bench] + [f"--{k}={v}" for k, v in flags.items()]
     for e in a.extra:
         cmd += shlex.split(e)
-    env = {} if rep in BUILTIN_REPS else {"LD_PRELOAD": split_plugin(rep)[1] or a.plugin}
+    preload = rep not in BUILTIN_REPS and (split_plugin(rep)[1] or not a.built_in)
+    env = {"LD_PRELOAD": split_plugin(rep)[1] or a.plugin} if preload else {}
     return cmd, env
 
 
@@ -324,7 +333,9 @@ def run_once(a, workload, rep, repeat, parent):
                          f"--- stderr tail ---\n{tail(stderr)}\n"
                          f"--- stdout tail ---\n{tail(stdout, 5)}")
     factory = re.search(r"^Memtablerep: (.*)$", stdout, re.M)
+    found = FOUND_RE.search(line)
     return {"workload": workload, "rep": rep, "repeat": repeat, "ops_sec": ops,
+            "found": int(found.group(1)) if found else None,
             "maxrss_kib": maxrss, "wall_s": round(wall, 3), "result_line": line,
             "factory": factory.group(1) if factory else None, "command": shown}
 
@@ -354,6 +365,20 @@ def summarize(a, runs):
                          "median_rss_mb": statistics.median(x["maxrss_kib"] for x in mine) / 1024,
                          "factory": mine[0]["factory"]}
     return s
+
+
+def found_mismatches(a, runs):
+    """Runs of FOUND_CHECKED workloads whose found count differs from the
+    first rep's in the same repeat (same seed), as lines; [] if none."""
+    out = []
+    for w in sorted(FOUND_CHECKED & set(a.workloads)):
+        for r in range(a.repeats):
+            mine = {x["rep"]: x["found"] for x in runs
+                    if x["workload"] == w and x["repeat"] == r and x["rep"] != a.ceiling_rep}
+            base = mine.get(a.reps[0])
+            out += [f"{w} repeat {r + 1}: {rep} found {n}, {a.reps[0]} found {base}"
+                    for rep, n in mine.items() if n != base]
+    return out
 
 
 def ratio(x, base):
@@ -426,6 +451,13 @@ def main(argv=None):
             with open(a.json, "w") as f:
                 json.dump({"config": vars(a),
                            "runs": runs, "summary": s}, f, indent=2)
+        checked = sorted(FOUND_CHECKED & set(a.workloads))
+        if checked:
+            bad = found_mismatches(a, runs)
+            if bad:
+                raise BenchError(f"found counts differ from {a.reps[0]}'s:\n" + "\n".join(bad))
+            print(f"\nFound counts of {', '.join(checked)}: every rep's equal {a.reps[0]}'s "
+                  "in every repeat.")
     except BenchError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1

@@ -26,7 +26,7 @@
 #include <string_view>
 
 #include "memrep/entry.h"
-#include "rocksdb_abi.h"
+#include "rocksdb_compat.h"
 
 namespace memrep::bench {
 

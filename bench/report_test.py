@@ -557,6 +557,43 @@ class DbBenchCompareTraits(unittest.TestCase):
         with self.assertRaises(db_bench_compare.BenchError):
             self.commands("test.Serial", "--memrep-bench", self.memrep_bench)  # gone
 
+    def test_built_in_reps_are_not_preloaded(self):
+        a = db_bench_compare.parse_args(["--reps", "skip_list,test.Serial", "--built-in",
+                                         "--memrep-bench", self.memrep_bench,
+                                         "--db-bench", sys.executable])
+        db_bench_compare.validate(a)  # no --plugin needed
+        cmd, env = db_bench_compare.build_command(a, "fillrandom", "test.Serial", 0, "/tmp/db")
+        self.assertEqual(env, {})
+        self.assertIn("--memtablerep=test.Serial", cmd)
+        self.assertIn("--allow_concurrent_memtable_write=false", cmd)
+        with self.assertRaises(db_bench_compare.BenchError):  # neither built in nor a plugin
+            db_bench_compare.validate(db_bench_compare.parse_args(
+                ["--reps", "test.Serial", "--db-bench", sys.executable]))
+
+
+class DbBenchCompareFound(unittest.TestCase):
+    """Reads after a fill from the same seed find the same keys in every rep."""
+
+    LINE = ("readrandom   :       1.000 micros/op 1000000 ops/sec 1.000 seconds "
+            "1000 operations;   10.0 MB/s ({} of 1000 found)")
+
+    def runs(self, counts):
+        return [{"workload": "readrandom", "rep": rep, "repeat": r,
+                 "found": int(db_bench_compare.FOUND_RE.search(self.LINE.format(n)).group(1))}
+                for (rep, r), n in counts.items()]
+
+    def test_equal_counts_pass_and_a_difference_is_named(self):
+        a = db_bench_compare.parse_args(["--reps", "skip_list,memrep.Trie", "--repeats", "2",
+                                         "--workloads", "readrandom,fillrandom"])
+        a.ceiling_rep = None
+        same = {("skip_list", 0): 632, ("memrep.Trie", 0): 632,
+                ("skip_list", 1): 640, ("memrep.Trie", 1): 640}
+        self.assertEqual(db_bench_compare.found_mismatches(a, self.runs(same)), [])
+        differ = dict(same)
+        differ[("memrep.Trie", 1)] = 639
+        self.assertEqual(db_bench_compare.found_mismatches(a, self.runs(differ)),
+                         ["readrandom repeat 2: memrep.Trie found 639, skip_list found 640"])
+
 
 class Plots(unittest.TestCase):
     def test_every_plot_is_a_png(self):

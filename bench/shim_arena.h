@@ -1,5 +1,5 @@
 // ShimArena: the memtable allocator of memrep_bench, speaking RocksDB's
-// Allocator ABI (rocksdb/rocksdb_abi.h), because Debian's headers do not ship
+// Allocator ABI (rocksdb/rocksdb_compat.h), because Debian's headers do not ship
 // RocksDB's Arena. Every rep the bench runs, RocksDB's and memrep's, takes its
 // entry memory (and, for the skip lists, its nodes) from one of these, as a
 // rep inside a RocksDB MemTable takes it from the memtable's arena.
@@ -33,7 +33,7 @@
 #include <mutex>
 #include <vector>
 
-#include "rocksdb_abi.h"
+#include "rocksdb_compat.h"
 
 namespace memrep::bench {
 

@@ -29,6 +29,21 @@ std::string_view InternalKeyOfRow(const char* row) {
 }
 [[noreturn]] void ReadFailed() { Failed("a memtable read failed"); }
 
+// Corruption for a step of a read that met rows out of RocksDB's order
+// (paranoid memory checks): the keys in hex only where the options allow data
+// in errors.
+[[maybe_unused]] ROCKSDB_NAMESPACE::Status OrderViolation(const char* step, const Slice& from,
+                                                          const char* to_row,
+                                                          bool allow_data_in_errors) {
+  std::string message = std::string("memrep memtable: ") + step +
+                        " met rows out of order (a later row sorts before an earlier key)";
+  if (allow_data_in_errors) {
+    message += ": from internal key " + from.ToString(/*hex=*/true) + " to " +
+               ROCKSDB_NAMESPACE::GetLengthPrefixedSlice(to_row).ToString(/*hex=*/true);
+  }
+  return ROCKSDB_NAMESPACE::Status::Corruption(message);
+}
+
 // An overflow row's handle: its address with the top bit set, which no
 // rep's handle has (rep.h), so InsertRow tells the two apart by one test.
 constexpr uintptr_t kOverflowTag = uintptr_t{1} << 63;
@@ -56,7 +71,9 @@ class MemTableRepAdapter::MergedIterator final : public ROCKSDB_NAMESPACE::MemTa
   MergedIterator(const MemTableRepAdapter& owner, std::unique_ptr<RepIterator> rep)
       : owner_(owner), rep_(std::move(rep)) {}
 
-  bool Valid() const override { return merged() ? current_ != kNone : rep_->Valid(); }
+  bool Valid() const override {
+    return !disordered_ && (merged() ? current_ != kNone : rep_->Valid());
+  }
   const char* key() const override {
     return merged() && current_ == kExtra ? extra_[static_cast<size_t>(pos_)] : rep_->row();
   }
@@ -137,8 +154,46 @@ class MemTableRepAdapter::MergedIterator final : public ROCKSDB_NAMESPACE::MemTa
     Pick(/*forward=*/false);
   }
 
+#if MEMREP_ROCKSDB_HAS_VALIDATION
+  // RocksDB's paranoid memory checks: each step is taken as usual, then its
+  // result is checked against the order it must keep. A step that breaks it
+  // leaves the iterator invalid and answers Corruption.
+  ROCKSDB_NAMESPACE::Status SeekAndValidate(const Slice& internal_key, const char* memtable_key,
+                                            bool allow_data_in_errors) override {
+    Seek(internal_key, memtable_key);
+    if (Valid() && owner_.cmp_(key(), internal_key) < 0) {
+      return Disorder("Seek", internal_key, key(), allow_data_in_errors);
+    }
+    return ROCKSDB_NAMESPACE::Status::OK();
+  }
+  ROCKSDB_NAMESPACE::Status NextAndValidate(bool allow_data_in_errors) override {
+    const char* from = key();
+    Next();
+    if (Valid() && owner_.cmp_(key(), from) <= 0) {
+      return Disorder("Next", ROCKSDB_NAMESPACE::GetLengthPrefixedSlice(from), key(),
+                      allow_data_in_errors);
+    }
+    return ROCKSDB_NAMESPACE::Status::OK();
+  }
+  ROCKSDB_NAMESPACE::Status PrevAndValidate(bool allow_data_in_errors) override {
+    const char* from = key();
+    Prev();
+    if (Valid() && owner_.cmp_(key(), from) >= 0) {
+      return Disorder("Prev", ROCKSDB_NAMESPACE::GetLengthPrefixedSlice(from), key(),
+                      allow_data_in_errors);
+    }
+    return ROCKSDB_NAMESPACE::Status::OK();
+  }
+#endif
+
  private:
   enum Source { kNone, kRep, kExtra };
+
+  ROCKSDB_NAMESPACE::Status Disorder(const char* step, const Slice& from, const char* to_row,
+                                     bool allow_data_in_errors) {
+    disordered_ = true;
+    return OrderViolation(step, from, to_row, allow_data_in_errors);
+  }
 
   // After a positioning call: a rep iterator that could not be positioned
   // (out of memory) has no answer RocksDB could be given.
@@ -147,6 +202,7 @@ class MemTableRepAdapter::MergedIterator final : public ROCKSDB_NAMESPACE::MemTa
   }
   bool merged() const { return !extra_.empty(); }
   void Refresh() {
+    disordered_ = false;
     OverflowRows* overflow = owner_.OverflowIfUsed();
     if (overflow != nullptr && overflow->count() != extra_.size()) {
       try {
@@ -189,6 +245,7 @@ class MemTableRepAdapter::MergedIterator final : public ROCKSDB_NAMESPACE::MemTa
   ptrdiff_t pos_ = -1;
   Source current_ = kNone;
   bool forward_ = true;
+  bool disordered_ = false;  // a validated step found rows out of order
 };
 
 MemTableRepAdapter::MemTableRepAdapter(const ROCKSDB_NAMESPACE::MemTableRep::KeyComparator& cmp,
@@ -276,6 +333,38 @@ void MemTableRepAdapter::Get(const ROCKSDB_NAMESPACE::LookupKey& key, void* arg,
     if (!callback(arg, it.key())) return;
   }
 }
+
+#if MEMREP_ROCKSDB_HAS_VALIDATION
+ROCKSDB_NAMESPACE::Status MemTableRepAdapter::GetAndValidate(
+    const ROCKSDB_NAMESPACE::LookupKey& key, void* arg,
+    bool (*callback)(void* arg, const char* entry), bool allow_data_in_errors) {
+  // Get, with each row checked before it is handed on: at or after the
+  // lookup key, and after the row before it.
+  struct Checked {
+    const MemTableRepAdapter* owner;
+    Slice target;
+    void* arg;
+    bool (*callback)(void*, const char*);
+    bool allow_data_in_errors;
+    const char* last = nullptr;
+    ROCKSDB_NAMESPACE::Status status;
+  } checked{this, InternalKeyOf(key), arg, callback, allow_data_in_errors};
+  Get(key, &checked, [](void* p, const char* row) {
+    auto& c = *static_cast<Checked*>(p);
+    const bool ordered =
+        c.last == nullptr ? c.owner->cmp_(row, c.target) >= 0 : c.owner->cmp_(row, c.last) > 0;
+    if (!ordered) {
+      c.status = OrderViolation(
+          "Get", c.last == nullptr ? c.target : ROCKSDB_NAMESPACE::GetLengthPrefixedSlice(c.last),
+          row, c.allow_data_in_errors);
+      return false;
+    }
+    c.last = row;
+    return c.callback(c.arg, row);
+  });
+  return checked.status;
+}
+#endif
 
 uint64_t MemTableRepAdapter::ApproximateNumEntries(const Slice& start_ikey, const Slice& end_ikey) {
   uint64_t n = rep_->ApproximateNumEntries(View(start_ikey), View(end_ikey));

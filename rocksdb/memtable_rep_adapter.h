@@ -26,7 +26,7 @@
 
 #include "memrep/rep.h"
 #include "overflow_rows.h"
-#include "rocksdb_abi.h"
+#include "rocksdb_compat.h"
 
 namespace memrep::rocksdb_plugin {
 
@@ -72,6 +72,13 @@ class MemTableRepAdapter final : public ROCKSDB_NAMESPACE::MemTableRep {
   void MarkReadOnly() override { rep_->Freeze(); }
   void Get(const ROCKSDB_NAMESPACE::LookupKey& key, void* arg,
            bool (*callback)(void* arg, const char* entry)) override;
+#if MEMREP_ROCKSDB_HAS_VALIDATION
+  // RocksDB's paranoid memory checks: Get, with the order of the rows it
+  // hands on checked (Corruption if it is broken).
+  ROCKSDB_NAMESPACE::Status GetAndValidate(const ROCKSDB_NAMESPACE::LookupKey& key, void* arg,
+                                           bool (*callback)(void* arg, const char* entry),
+                                           bool allow_data_in_errors) override;
+#endif
   uint64_t ApproximateNumEntries(const ROCKSDB_NAMESPACE::Slice& start_ikey,
                                  const ROCKSDB_NAMESPACE::Slice& end_ikey) override;
   void UniqueRandomSample(const uint64_t num_entries, const uint64_t target_sample_size,

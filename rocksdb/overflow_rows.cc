@@ -1,6 +1,6 @@
 #include "overflow_rows.h"
 
-#include "rocksdb_abi.h"
+#include "rocksdb_compat.h"
 
 namespace memrep::rocksdb_plugin {
 

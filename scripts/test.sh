@@ -9,6 +9,11 @@
 #   standalone  the standalone face alone, built without RocksDB
 #   clang       clang with -Wthread-safety (the locking annotations) and -Werror;
 #               the standalone tests run
+#   rocksdb9    memrep inside RocksDB 9.10's own build (Debian 13's source): RocksDB's
+#               CMake configured with ROCKSDB_PLUGINS=memrep, memrep's RocksDB face and
+#               RocksDB's registrar table compiled with RocksDB's flags
+#               (scripts/rocksdb-intree.sh 9.10 --compile-only; the whole build and its
+#               tests: scripts/rocksdb-intree.sh, docs/rocksdb.md)
 #   tsan        ThreadSanitizer, with assertions: everything, the stress tests included
 #   asan        AddressSanitizer + UndefinedBehaviorSanitizer, with assertions: everything
 #   stress      RocksDB's db_stress and crash test over every rep (scripts/stress.sh's
@@ -22,7 +27,7 @@ cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 
 lanes=("$@")
-[[ ${#lanes[@]} -eq 0 ]] && lanes=(format release install standalone clang tsan asan stress fuzz)
+[[ ${#lanes[@]} -eq 0 ]] && lanes=(format release install standalone clang rocksdb9 tsan asan stress fuzz)
 jobs=$(nproc)
 
 # Builds and runs a CMake preset's tests.
@@ -83,12 +88,14 @@ for lane in "${lanes[@]}"; do
       build_and_test asan ;;
     release|standalone)
       build_and_test "$lane" ;;
+    rocksdb9)
+      bash scripts/rocksdb-intree.sh 9.10 --compile-only ;;
     stress)
       bash scripts/stress.sh ;;
     fuzz)
       bash scripts/fuzz.sh ;;
     *)
-      echo "unknown lane '$lane'; lanes: format release install standalone clang tsan asan stress fuzz" >&2
+      echo "unknown lane '$lane'; lanes: format release install standalone clang rocksdb9 tsan asan stress fuzz" >&2
       exit 2 ;;
   esac
   unset TSAN_OPTIONS ASAN_OPTIONS UBSAN_OPTIONS

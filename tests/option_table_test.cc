@@ -59,7 +59,8 @@ std::string Get(const TestOptions& o, std::string_view name) {
 TEST(OptionTable, DefaultsAreWhatTheStructHolds) {
   const TestOptions o;
   EXPECT_TRUE(Table().status().ok());
-  EXPECT_TRUE(Table().type() == typeid(TestOptions));
+  EXPECT_EQ(Table().type(), TypeNameOf<TestOptions>());
+  EXPECT_NE(Table().type(), TypeNameOf<int>());
   EXPECT_EQ(Table().ToString(&o),
             "runs=8;cut=4096;buckets=auto;buffer_size=auto;verify=true;label=memtable;mode=fast");
   EXPECT_TRUE(Table().Validate(&o).ok());

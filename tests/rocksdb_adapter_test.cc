@@ -14,12 +14,12 @@
 #include <vector>
 
 #include "format/coding.h"
-#include "memory/arena.h"
+#include "memory/sharded_arena.h"
 #include "memrep/rocksdb.h"
 #include "memrep/sorted_hash.h"
 #include "memtable_rep_adapter.h"
 #include "registry/registry.h"
-#include "rocksdb_abi.h"
+#include "rocksdb_compat.h"
 #include "rocksdb_test_util.h"
 #include "sorted_hash/registration.h"
 #include "sorted_hash/sorted_hash_rep.h"
@@ -59,6 +59,9 @@ std::string UserKeyOf(const char* row) { return std::string(DecodeRow(row).user_
 // What RocksDB's Get would see for `key` at `seq`: the user keys of the rows
 // handed to its callback, in order, while they match.
 std::vector<SequenceNumber> Versions(rdb::MemTableRep* rep, const std::string& key) {
+#if defined(MEMREP_ROCKSDB_INTREE)
+  const rdb::LookupKey lookup(key, kMaxSequenceNumber);  // RocksDB's own (rocksdb_compat.h)
+#else
   std::string memtable_key(5, '\0');
   memtable_key.resize(
       format::EncodeVarint32(memtable_key.data(), static_cast<uint32_t>(key.size() + 8)) -
@@ -69,11 +72,13 @@ std::vector<SequenceNumber> Versions(rdb::MemTableRep* rep, const std::string& k
   layout.start = memtable_key.data();
   layout.kstart = memtable_key.data() + (memtable_key.size() - key.size() - 8);
   layout.end = memtable_key.data() + memtable_key.size();
+  const auto& lookup = reinterpret_cast<const rdb::LookupKey&>(layout);
+#endif
   struct State {
     std::string key;
     std::vector<SequenceNumber> seen;
   } state{key, {}};
-  rep->Get(reinterpret_cast<const rdb::LookupKey&>(layout), &state, [](void* arg, const char* row) {
+  rep->Get(lookup, &state, [](void* arg, const char* row) {
     auto* s = static_cast<State*>(arg);
     const EntryView e = DecodeRow(row);
     if (e.user_key != s->key) return false;
@@ -92,8 +97,14 @@ class OverflowTest : public ::testing::Test {
     cf.write_buffer_size = 1 << 20;
     ASSERT_TRUE(factory_->ValidateOptions(rdb::DBOptions(), cf).ok());
     rep_.reset(factory_->CreateMemTableRep(cmp_, &arena_, nullptr, nullptr, 0));
+#if defined(__GXX_RTTI)
     adapter_ = dynamic_cast<MemTableRepAdapter*>(rep_.get());
     ASSERT_NE(adapter_, nullptr) << "the factory fell back to another rep";
+#else
+    // Against a RocksDB built without RTTI (its release builds, with memrep
+    // inside): the RTTI builds of this test check that it is no fallback.
+    adapter_ = static_cast<MemTableRepAdapter*>(rep_.get());
+#endif
   }
 
   // Every row, forward and backward, is the expected set in order.
@@ -297,6 +308,175 @@ TEST(OverflowDb, ATrieWhoseRegionFillsInOneBatchLosesNothing) {
   db.reset();
   std::filesystem::remove_all(path);
 }
+
+#if MEMREP_ROCKSDB_HAS_VALIDATION
+// ---------------------------------------------------------------------------
+// RocksDB's paranoid memory checks (9.6 on): the adapter's validating calls
+// answer as the plain ones do over a rep that keeps its order, and Corruption
+// over one that does not.
+
+// A broken rep: rows in the order they came, never sorted. Seek lands on the
+// first row (in that order) at or after the target; Get hands every row from
+// there on.
+class InsertionOrderRep final : public Rep {
+ public:
+  explicit InsertionOrderRep(Allocator* allocator) : allocator_(allocator) {}
+  Status Allocate(size_t len, KeyHandle* handle, char** row) override {
+    *row = allocator_->AllocateAligned(len);
+    *handle = *row;
+    return Status::OK();
+  }
+  bool Insert(KeyHandle handle) override {
+    rows_.push_back(static_cast<const char*>(handle));
+    return true;
+  }
+  bool InsertConcurrently(KeyHandle handle) override { return Insert(handle); }
+  void GetRows(std::string_view internal_key, void* arg, RowCallback callback) const override {
+    for (size_t i = First(internal_key); i < rows_.size(); ++i) {
+      if (!callback(arg, rows_[i])) return;
+    }
+  }
+  bool Contains(std::string_view) const override { return false; }
+  Status RandomSample(size_t, uint64_t, std::vector<const char*>*) const override {
+    return Status::OK();
+  }
+  std::unique_ptr<RepIterator> NewIterator() const override {
+    return std::make_unique<Iterator>(this);
+  }
+  void Freeze() override {}
+  bool frozen() const override { return false; }
+  size_t MemoryUsage() const override { return 0; }
+  uint64_t NumEntries() const override { return rows_.size(); }
+  uint64_t ApproximateNumEntries(std::string_view, std::string_view) const override { return 0; }
+
+ private:
+  // The first row, in insertion order, whose internal key is >= `key`.
+  size_t First(std::string_view key) const {
+    size_t i = 0;
+    while (i < rows_.size() &&
+           rdb::GetLengthPrefixedSlice(rows_[i]).compare(rdb::Slice(key.data(), key.size())) < 0) {
+      ++i;
+    }
+    return i;
+  }
+  class Iterator final : public RepIterator {
+   public:
+    explicit Iterator(const InsertionOrderRep* rep) : rep_(rep) {}
+    bool Valid() const override {
+      return pos_ >= 0 && pos_ < static_cast<ptrdiff_t>(rep_->rows_.size());
+    }
+    const char* row() const override { return rep_->rows_[static_cast<size_t>(pos_)]; }
+    void SeekToFirst() override { pos_ = 0; }
+    void SeekToLast() override { pos_ = static_cast<ptrdiff_t>(rep_->rows_.size()) - 1; }
+    void Seek(std::string_view key) override { pos_ = static_cast<ptrdiff_t>(rep_->First(key)); }
+    void SeekForPrev(std::string_view key) override { Seek(key); }
+    void Next() override { ++pos_; }
+    void Prev() override { --pos_; }
+
+   private:
+    const InsertionOrderRep* rep_;
+    ptrdiff_t pos_ = -1;
+  };
+
+  Allocator* const allocator_;
+  std::vector<const char*> rows_;
+};
+
+class ValidationTest : public ::testing::Test {
+ protected:
+  // An adapter over `rep` (nullptr: an ordered test.Map) holding a, b, c;
+  // the broken rep holds them in the order b, a, c.
+  void Make(bool ordered) {
+    auto allocator = std::make_unique<ArenaAllocator>(&arena_);
+    std::unique_ptr<Rep> rep;
+    if (ordered) {
+      RepSpec spec;
+      ASSERT_TRUE(RepSpec::Parse("test.Map", &spec).ok());
+      RepContext context;
+      context.allocator = allocator.get();
+      context.comparator = BytewiseComparator();
+      context.rows = true;
+      ASSERT_TRUE(spec.NewRep(context, &rep).ok());
+    } else {
+      rep = std::make_unique<InsertionOrderRep>(allocator.get());
+    }
+    adapter_ = std::make_unique<MemTableRepAdapter>(cmp_, &arena_, std::move(allocator),
+                                                    std::move(rep), RepTraits{}, size_t{1} << 30);
+    bool inserted = false;
+    for (const char* key : {"b", "a", "c"}) AddRow(adapter_.get(), key, 7, "v", &inserted);
+  }
+  // The user keys GetAndValidate hands on from `key`, and its status.
+  rdb::Status Get(const std::string& key, std::vector<std::string>* seen, bool data = false) {
+    const rdb::LookupKey lookup(key, kMaxSequenceNumber);
+    return adapter_->GetAndValidate(
+        lookup, seen,
+        [](void* arg, const char* row) {
+          static_cast<std::vector<std::string>*>(arg)->push_back(UserKeyOf(row));
+          return true;
+        },
+        data);
+  }
+
+  TestArena arena_;
+  testing::TestKeyComparator cmp_{rdb::BytewiseComparator()};
+  std::unique_ptr<MemTableRepAdapter> adapter_;
+};
+
+TEST_F(ValidationTest, AnOrderedRepPassesEveryCheckAndAnswersAsThePlainCalls) {
+  ASSERT_NO_FATAL_FAILURE(Make(/*ordered=*/true));
+  std::vector<std::string> seen;
+  EXPECT_TRUE(Get("a", &seen).ok());
+  EXPECT_EQ(seen, (std::vector<std::string>{"a", "b", "c"}));
+  std::unique_ptr<rdb::MemTableRep::Iterator> it(adapter_->GetIterator(nullptr));
+  const rdb::LookupKey a("a", kMaxSequenceNumber);
+  ASSERT_TRUE(it->SeekAndValidate(a.internal_key(), nullptr, false).ok());
+  std::vector<std::string> forward{UserKeyOf(it->key())};
+  while (it->Valid()) {
+    ASSERT_TRUE(it->NextAndValidate(false).ok());
+    if (it->Valid()) forward.push_back(UserKeyOf(it->key()));
+  }
+  EXPECT_EQ(forward, (std::vector<std::string>{"a", "b", "c"}));
+  it->SeekToLast();
+  std::vector<std::string> backward{UserKeyOf(it->key())};
+  while (it->Valid()) {
+    ASSERT_TRUE(it->PrevAndValidate(false).ok());
+    if (it->Valid()) backward.push_back(UserKeyOf(it->key()));
+  }
+  EXPECT_EQ(backward, (std::vector<std::string>{"c", "b", "a"}));
+}
+
+TEST_F(ValidationTest, RowsOutOfOrderAreCorruptionAndStopTheRead) {
+  ASSERT_NO_FATAL_FAILURE(Make(/*ordered=*/false));
+  // Get from "a": b is handed on, then a comes after b, and the read stops.
+  std::vector<std::string> seen;
+  rdb::Status s = Get("a", &seen);
+  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+  EXPECT_EQ(seen, std::vector<std::string>{"b"});
+  // Only with allow_data_in_errors does the message show the keys (in hex:
+  // "a" is 61).
+  EXPECT_EQ(s.ToString().find("61"), std::string::npos) << s.ToString();
+  seen.clear();
+  s = Get("a", &seen, /*data=*/true);
+  EXPECT_NE(s.ToString().find("61"), std::string::npos) << s.ToString();
+
+  std::unique_ptr<rdb::MemTableRep::Iterator> it(adapter_->GetIterator(nullptr));
+  const rdb::LookupKey a("a", kMaxSequenceNumber);
+  ASSERT_TRUE(it->SeekAndValidate(a.internal_key(), nullptr, false).ok());  // at b
+  ASSERT_EQ(UserKeyOf(it->key()), "b");
+  s = it->NextAndValidate(false);  // to a: backwards
+  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+  EXPECT_FALSE(it->Valid());
+  // A new positioning call starts afresh; Prev from a (second) to b (first)
+  // goes forward in key order.
+  it->SeekToFirst();
+  ASSERT_TRUE(it->Valid());
+  it->Next();
+  ASSERT_EQ(UserKeyOf(it->key()), "a");
+  s = it->PrevAndValidate(false);
+  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+  EXPECT_FALSE(it->Valid());
+}
+#endif  // MEMREP_ROCKSDB_HAS_VALIDATION
 
 }  // namespace
 }  // namespace memrep::rocksdb_plugin

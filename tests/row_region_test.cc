@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "memory/arena.h"
+#include "memory/sharded_arena.h"
 
 namespace memrep::memory {
 namespace {

@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-#include "memory/arena.h"
+#include "memory/sharded_arena.h"
 #include "memrep/memtable.h"
 #include "memrep/registry.h"
 #include "registry/registry.h"

@@ -14,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-#include "memory/arena.h"
+#include "memory/sharded_arena.h"
 #include "registry/registry.h"
 #include "test_util.h"
 #include "trie/trie_rep.h"

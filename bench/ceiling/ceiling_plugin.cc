@@ -21,7 +21,7 @@
 #include <memory>
 #include <string>
 
-#include "rocksdb_abi.h"  // RocksDB's Arena is an Allocator
+#include "rocksdb_compat.h"  // RocksDB's Arena is an Allocator
 
 namespace {
 

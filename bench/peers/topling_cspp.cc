@@ -73,7 +73,7 @@
 #include <terark/fsa/cspptrie.inl>
 #include <thread>
 
-#include "rocksdb_abi.h"
+#include "rocksdb_compat.h"
 
 namespace memrep::bench {
 

@@ -137,7 +137,7 @@ set_target_properties(memrep_peer_topling_cspp PROPERTIES
   CXX_STANDARD 17 CXX_STANDARD_REQUIRED ON CXX_EXTENSIONS ON)
 target_include_directories(memrep_peer_topling_cspp SYSTEM PRIVATE
   ${peer_zip}/src ${MEMREP_PEER_BOOST_INCLUDE_DIR})
-# rocksdb_abi.h: RocksDB 7.8's LookupKey and memtable Allocator layouts.
+# rocksdb_compat.h: RocksDB 7.8's LookupKey and memtable Allocator layouts.
 target_include_directories(memrep_peer_topling_cspp PRIVATE ${PROJECT_SOURCE_DIR}/rocksdb)
 target_compile_definitions(memrep_peer_topling_cspp PRIVATE
   NDEBUG TOPLING_DISABLE_JEMALLOC TOPLING_IO_WITH_URING=0 DIVSUFSORT_API=)

@@ -22,7 +22,7 @@
 #include <utility>
 #include <vector>
 
-#include "rocksdb_abi.h"
+#include "rocksdb_compat.h"
 #include "shim_arena.h"
 
 namespace memrep::bench {

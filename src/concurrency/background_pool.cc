@@ -20,9 +20,9 @@ struct BackgroundPool::StrandQueue {
 
 // One ParallelFor call. fn and cancel live on the caller's stack (Invariant 6).
 struct BackgroundPool::ParallelJob {
-  ParallelJob(size_t n, size_t grain, size_t chunks, const std::function<void(size_t, size_t)>* fn,
-              const std::atomic<bool>* cancel)
-      : n(n), grain(grain), chunks(chunks), fn(fn), cancel(cancel) {}
+  ParallelJob(size_t n_items, size_t grain_items, size_t chunk_count,
+              const std::function<void(size_t, size_t)>* body, const std::atomic<bool>* cancelled)
+      : n(n_items), grain(grain_items), chunks(chunk_count), fn(body), cancel(cancelled) {}
 
   // Claims and runs (or skips) chunks until none is left to claim.
   void RunChunks() EXCLUDES(mu);

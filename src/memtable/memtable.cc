@@ -10,14 +10,14 @@
 #include "concurrency/write_gate.h"
 #include "format/coding.h"
 #include "format/key_order.h"
-#include "memory/arena.h"
+#include "memory/sharded_arena.h"
 #include "memrep/registry.h"
 
 namespace memrep {
 
 struct MemTable::Impl {
-  Impl(const MemTableOptions& options, RepSpec spec)
-      : spec(std::move(spec)), arena(options.arena_block_size), order(options.comparator) {}
+  Impl(const MemTableOptions& options, RepSpec rep_spec)
+      : spec(std::move(rep_spec)), arena(options.arena_block_size), order(options.comparator) {}
   const RepSpec spec;
   memory::Arena arena;
   const format::KeyOrder order;

@@ -56,13 +56,19 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
-#include <typeinfo>
 #include <utility>
 #include <vector>
 
 #include "memrep/status.h"
 
 namespace memrep::registry {
+
+// A name of type T that is the same in every translation unit and shared
+// library (the compiler's spelling of the instantiation), with no RTTI.
+template <typename T>
+inline std::string_view TypeNameOf() noexcept {
+  return __PRETTY_FUNCTION__;
+}
 
 enum class OptionType { kCount, kBytes, kBool, kString, kChoice };
 
@@ -114,8 +120,10 @@ class OptionTable {
   // call below returns this status (or "").
   const Status& status() const noexcept { return status_; }
   const std::string& subject() const noexcept { return subject_; }
-  // The options struct the table describes.
-  const std::type_info& type() const noexcept { return *type_; }
+  // The options struct the table describes, as TypeNameOf<Options>() names
+  // it. (A name rather than std::type_info: memrep builds without RTTI, as
+  // RocksDB's release builds do when memrep is compiled into them.)
+  std::string_view type() const noexcept { return type_; }
   const std::vector<OptionField>& fields() const noexcept { return fields_; }
   // The field called `name`, or nullptr.
   const OptionField* Find(std::string_view name) const noexcept;
@@ -155,7 +163,7 @@ class OptionTable {
   std::string subject_;
   std::vector<OptionField> fields_;
   std::vector<std::function<Status(const void*)>> checks_;
-  const std::type_info* type_ = &typeid(void);
+  std::string_view type_ = TypeNameOf<void>();
   std::shared_ptr<void> defaults_;  // a default-constructed struct; never written
   // A copy of a struct; throws std::bad_alloc when memory runs out.
   std::shared_ptr<void> (*clone_)(const void* options) = nullptr;
@@ -221,7 +229,7 @@ class OptionTable::Builder {
   friend class OptionTable;
 
   explicit Builder(std::string_view subject) noexcept {
-    table_.type_ = &typeid(Options);
+    table_.type_ = TypeNameOf<Options>();
     table_.clone_ = [](const void* options) -> std::shared_ptr<void> {
       return std::make_shared<Options>(*static_cast<const Options*>(options));
     };
@@ -300,7 +308,7 @@ class AnyOptions {
   // The reference is valid until this object is written or destroyed.
   template <typename T>
   const T& As() const noexcept {
-    assert(table_ != nullptr && table_->type() == typeid(T) && options_ != nullptr);
+    assert(table_ != nullptr && table_->type() == TypeNameOf<T>() && options_ != nullptr);
     return *static_cast<const T*>(options_.get());
   }
   // The struct, to be written; nullptr if memory ran out. REQUIRES: as for
@@ -308,7 +316,7 @@ class AnyOptions {
   // another call, or destroyed.
   template <typename T>
   T* Mutable() noexcept {
-    assert(table_ != nullptr && table_->type() == typeid(T));
+    assert(table_ != nullptr && table_->type() == TypeNameOf<T>());
     return Unshare().ok() ? static_cast<T*>(options_.get()) : nullptr;
   }
 

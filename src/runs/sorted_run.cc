@@ -11,8 +11,8 @@ void SortSlots(const format::KeyOrder& order, std::vector<RunSlot>* slots) {
             [&order](const RunSlot& a, const RunSlot& b) { return CompareSlots(order, a, b) < 0; });
 }
 
-SortedRun::Parts::Parts(const RowRegion* region, size_t n, bool keep_prefixes)
-    : region(region), keep(keep_prefixes) {
+SortedRun::Parts::Parts(const RowRegion* row_region, size_t n, bool keep_prefixes)
+    : region(row_region), keep(keep_prefixes) {
   refs.reserve(n);
   if (keep) {
     prefixes.reserve(n);

@@ -70,9 +70,8 @@ void SortSlots(const format::KeyOrder& order, std::vector<RunSlot>* slots);
 
 // A seek target, with its prefix computed once.
 struct Target {
-  Target(const format::KeyOrder& order, std::string_view internal_key)
-      : internal_key(internal_key),
-        prefix(order.Prefix(internal_key.substr(0, internal_key.size() - 8))) {}
+  Target(const format::KeyOrder& order, std::string_view key)
+      : internal_key(key), prefix(order.Prefix(key.substr(0, key.size() - 8))) {}
   std::string_view internal_key;
   uint64_t prefix;
 };

@@ -31,7 +31,7 @@
 #include "memrep/status.h"
 #include "sorted_hash/node.h"
 #include "util/assert.h"
-#include "util/hash.h"
+#include "util/hash64.h"
 
 namespace memrep::sorted_hash {
 

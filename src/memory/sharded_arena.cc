@@ -1,4 +1,4 @@
-#include "memory/arena.h"
+#include "memory/sharded_arena.h"
 
 #include <new>
 

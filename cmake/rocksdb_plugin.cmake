@@ -1,0 +1,33 @@
+# memrep inside a RocksDB source tree, as plugin/memrep, built by RocksDB's
+# CMake with -DROCKSDB_PLUGINS=memrep (make's side: memrep.mk). RocksDB adds
+# this directory, then compiles ${memrep_SOURCES} into librocksdb with
+# ${memrep_COMPILE_FLAGS}, and calls the registrar that memrep.mk names when
+# its object registry starts. Nothing else of memrep's build runs here: no
+# tests, benchmarks or install rules (scripts/rocksdb-intree.sh runs those
+# against the finished build).
+set(rocksdb_version_h "${CMAKE_SOURCE_DIR}/include/rocksdb/version.h")
+file(STRINGS "${rocksdb_version_h}" rocksdb_version_lines REGEX "^#define ROCKSDB_(MAJOR|MINOR|PATCH) [0-9]+")
+foreach(line ${rocksdb_version_lines})
+  if(line MATCHES "ROCKSDB_(MAJOR|MINOR|PATCH) ([0-9]+)")
+    set(rocksdb_${CMAKE_MATCH_1} ${CMAKE_MATCH_2})
+  endif()
+endforeach()
+set(rocksdb_version "${rocksdb_MAJOR}.${rocksdb_MINOR}.${rocksdb_PATCH}")
+if(rocksdb_version VERSION_LESS 7.8)
+  message(FATAL_ERROR "memrep as a RocksDB plugin needs RocksDB 7.8 or newer; this source tree "
+                      "(${rocksdb_version_h}) is RocksDB ${rocksdb_version}")
+endif()
+
+include(${CMAKE_CURRENT_LIST_DIR}/sources.cmake)
+set(dir "${CMAKE_CURRENT_SOURCE_DIR}")
+# As memrep.mk explains: C++20 and memrep's headers for memrep's files only.
+set(memrep_SOURCES)
+foreach(source ${MEMREP_LIBRARY_SOURCES} ${MEMREP_ROCKSDB_SOURCES})
+  file(RELATIVE_PATH relative "${dir}" "${source}")
+  list(APPEND memrep_SOURCES "${relative}")
+endforeach()
+set(memrep_SOURCES "${memrep_SOURCES}" PARENT_SCOPE)
+set(memrep_COMPILE_FLAGS
+    "-std=c++20 -DMEMREP_ROCKSDB_INTREE -DXXH_INLINE_ALL -iquote ${dir}/src -iquote ${dir}/rocksdb -I${dir}/include"
+    PARENT_SCOPE)
+message(STATUS "memrep: in-tree plugin of RocksDB ${rocksdb_version} (${CMAKE_SOURCE_DIR})")

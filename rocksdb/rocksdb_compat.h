@@ -1,0 +1,102 @@
+// The one place where memrep's RocksDB face depends on which RocksDB it is
+// built against. Everything else in rocksdb/ uses only what every supported
+// version offers (docs/rocksdb.md, "Supported versions").
+//
+// Two builds, one adapter:
+// - In-tree (MEMREP_ROCKSDB_INTREE, set by memrep.mk and the CMake plugin
+//   fragment when the repository is RocksDB's plugin/memrep): RocksDB's own
+//   internal headers declare the memtable Allocator, Arena and LookupKey, so
+//   nothing is copied and any RocksDB from 7.8 on is served.
+// - Preload (memrep's own CMake against an installed RocksDB): the public
+//   headers only forward-declare those classes, so their layouts are
+//   declared here as RocksDB 7.8 has them, checked by rocksdb_plugin_test on
+//   a real database. Only the versions listed in kPreloadVersions' comment
+//   were verified; any other is refused here and at configure time.
+//
+// Version differences:
+// - 9.6 added paranoid memory checks (ColumnFamilyOptions::
+//   paranoid_memory_checks): MemTableRep::GetAndValidate and the iterator's
+//   SeekAndValidate / NextAndValidate / PrevAndValidate, whose defaults
+//   answer NotSupported. MEMREP_ROCKSDB_HAS_VALIDATION says whether the
+//   adapter implements them.
+#pragma once
+
+#include <rocksdb/memtablerep.h>
+#include <rocksdb/slice.h>
+#include <rocksdb/version.h>
+
+#include <cstddef>
+
+#if ROCKSDB_MAJOR < 7 || (ROCKSDB_MAJOR == 7 && ROCKSDB_MINOR < 8)
+#error "memrep's RocksDB face needs RocksDB 7.8 or newer"
+#endif
+
+#define MEMREP_ROCKSDB_HAS_VALIDATION \
+  (ROCKSDB_MAJOR > 9 || (ROCKSDB_MAJOR == 9 && ROCKSDB_MINOR >= 6))
+
+#if defined(MEMREP_ROCKSDB_INTREE)
+
+// Angle brackets: RocksDB's own root (-I), never memrep's src/ (-iquote).
+#include <db/lookup_key.h>
+#include <memory/arena.h>
+
+namespace memrep::rocksdb_plugin {
+
+inline ROCKSDB_NAMESPACE::Slice InternalKeyOf(const ROCKSDB_NAMESPACE::LookupKey& key) {
+  return key.internal_key();
+}
+
+inline ROCKSDB_NAMESPACE::Allocator* AsAllocator(ROCKSDB_NAMESPACE::Arena* arena) { return arena; }
+
+}  // namespace memrep::rocksdb_plugin
+
+#else  // the preload build
+
+// kPreloadVersions: 7.8 (Debian 12's 7.8.3). CMake refuses other versions
+// at configure time with the same advice.
+static_assert(ROCKSDB_MAJOR == 7 && ROCKSDB_MINOR == 8,
+              "memrep's preload plugin declares RocksDB 7.8's memtable Allocator and LookupKey "
+              "layouts, and this RocksDB is another version. Build memrep inside RocksDB's "
+              "source tree instead (ROCKSDB_PLUGINS=memrep; docs/rocksdb.md), or configure with "
+              "-DMEMREP_WITH_ROCKSDB=OFF for the standalone library alone.");
+
+namespace ROCKSDB_NAMESPACE {
+
+class Logger;
+
+// The memtable's arena interface. `Arena` derives from it alone, so an
+// Arena* is usable as an Allocator*.
+class Allocator {
+ public:
+  virtual ~Allocator() {}
+  virtual char* Allocate(size_t bytes) = 0;
+  virtual char* AllocateAligned(size_t bytes, size_t huge_page_size = 0,
+                                Logger* logger = nullptr) = 0;
+  virtual size_t BlockSize() const = 0;
+};
+
+}  // namespace ROCKSDB_NAMESPACE
+
+namespace memrep::rocksdb_plugin {
+
+// The field layout of rocksdb::LookupKey: memtable_key = [start, end),
+// internal_key = [kstart, end).
+struct LookupKeyLayout {
+  const char* start;
+  const char* kstart;
+  const char* end;
+  char space[200];
+};
+
+inline ROCKSDB_NAMESPACE::Slice InternalKeyOf(const ROCKSDB_NAMESPACE::LookupKey& key) {
+  const auto& layout = reinterpret_cast<const LookupKeyLayout&>(key);
+  return ROCKSDB_NAMESPACE::Slice(layout.kstart, static_cast<size_t>(layout.end - layout.kstart));
+}
+
+inline ROCKSDB_NAMESPACE::Allocator* AsAllocator(ROCKSDB_NAMESPACE::Arena* arena) {
+  return reinterpret_cast<ROCKSDB_NAMESPACE::Allocator*>(arena);
+}
+
+}  // namespace memrep::rocksdb_plugin
+
+#endif  // MEMREP_ROCKSDB_INTREE

@@ -1,0 +1,193 @@
+#!/usr/bin/env bash
+# memrep inside RocksDB's own build: RocksDB built from source with
+# ROCKSDB_PLUGINS=memrep, this repository as its plugin/memrep, then checked.
+#
+#   1. the source: RocksDB VERSION from Debian's source packages (adding a
+#      deb-src entry for that Debian release if apt has none), unpacked into
+#      build/intree/rocksdb-<version>/, whose plugin/memrep links back here;
+#      or a RocksDB checkout given with --source (it is used in place);
+#   2. the build, release, with the machine's cores: make (RocksDB's
+#      Makefile: librocksdb.a and db_bench) or, with --cmake, RocksDB's
+#      CMake; a second run rebuilds only what changed;
+#   3. memrep's RocksDB-level tests (memrep_rocksdb_tests), linked against
+#      that librocksdb, which holds memrep;
+#   4. Debian-style db_bench side by side: skip_list and every memrep rep,
+#      RocksDB's db_bench of that build (every rep built in, nothing
+#      preloaded); the readrandom and seekrandom found counts of every rep
+#      must equal skip_list's.
+# Results: build/intree/results-<version>.md (and the run's output).
+#
+# Usage: bash scripts/rocksdb-intree.sh VERSION [options]
+#   VERSION          7.8 (Debian 12's 7.8.3) or 9.10 (Debian 13's 9.10.0)
+#   --source DIR     a RocksDB source tree instead (VERSION is then a label)
+#   --cmake          build with RocksDB's CMake instead of its Makefile
+#   --compile-only   configure RocksDB's CMake build and compile memrep's
+#                    RocksDB face and RocksDB's registrar table in it, nothing
+#                    else (scripts/test.sh's rocksdb9 lane)
+#   --no-bench       steps 1-3 only
+#   --num N          db_bench keys (default 1000000); --repeats R (default 3)
+#   --reps a,b       memrep reps for db_bench (default: every registered rep)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$PWD
+
+usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
+fail() { echo "rocksdb-intree: $*" >&2; exit 1; }
+
+[[ $# -ge 1 ]] || usage
+label=$1
+shift
+source_dir="" build_system=make compile_only=0 bench=1 num=1000000 repeats=3 reps=""
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --source) source_dir=$(cd "$2" && pwd); shift ;;
+    --cmake) build_system=cmake ;;
+    --compile-only) compile_only=1; build_system=cmake ;;
+    --no-bench) bench=0 ;;
+    --num) num=$2; shift ;;
+    --repeats) repeats=$2; shift ;;
+    --reps) reps=$2; shift ;;
+    -h|--help) usage ;;
+    *) echo "rocksdb-intree: unknown option '$1'" >&2; usage ;;
+  esac
+  shift
+done
+
+# The versions whose source Debian serves: package version and release.
+if [[ -z $source_dir ]]; then
+  case "$label" in
+    7.8|7.8.3) deb_version=7.8.3-2 suite=bookworm version=7.8.3 ;;
+    9.10|9.10.0) deb_version=9.10.0-1 suite=trixie version=9.10.0 ;;
+    *) fail "no Debian source known for RocksDB '$label' (7.8 and 9.10 are); for another" \
+            "RocksDB, pass its source tree with --source DIR" ;;
+  esac
+else
+  version=$label
+fi
+
+bash scripts/install-deps.sh
+jobs=$(nproc)
+work=$repo/build/intree
+mkdir -p "$work"
+sudo=""
+[[ $(id -u) -ne 0 ]] && sudo=sudo
+
+# Adds a deb-src entry for Debian release $1, from the mirror apt already uses.
+add_deb_src() {
+  local release=$1 file=/etc/apt/sources.list.d/memrep-$1-src.sources mirror keyring
+  if [[ -f /etc/apt/sources.list.d/debian.sources ]]; then
+    mirror=$(awk '/^URIs:/ {print $2; exit}' /etc/apt/sources.list.d/debian.sources)
+    keyring=$(awk '/^Signed-By:/ {print $2; exit}' /etc/apt/sources.list.d/debian.sources)
+  else
+    mirror=$(awk '$1 == "deb" {print $2; exit}' /etc/apt/sources.list)
+    keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+  fi
+  [[ -n $mirror ]] || fail "cannot tell which Debian mirror apt uses, to add a deb-src entry for $release"
+  echo "rocksdb-intree: adding a deb-src entry for Debian $release ($file)" >&2
+  printf 'Types: deb-src\nURIs: %s\nSuites: %s\nComponents: main\nSigned-By: %s\n' \
+    "$mirror" "$release" "${keyring:-/usr/share/keyrings/debian-archive-keyring.gpg}" \
+    | $sudo tee "$file" >/dev/null
+  $sudo apt-get update -qq
+}
+
+# 1. The source.
+if [[ -n $source_dir ]]; then
+  src=$source_dir
+else
+  src=$work/rocksdb-$version
+  if [[ ! -f $src/.memrep-source-$deb_version ]]; then
+    apt-get source --print-uris "rocksdb=$deb_version" >/dev/null 2>&1 || add_deb_src "$suite"
+    # Only the upstream tarball is needed (Debian's patches are for its packaging).
+    line=$(apt-get source --print-uris "rocksdb=$deb_version" 2>/dev/null | grep "orig\.tar" || true)
+    [[ -n $line ]] || fail "apt serves no source of rocksdb $deb_version (check: apt-get source" \
+                           "--print-uris rocksdb=$deb_version)"
+    read -r uri name _size hash <<<"$line"
+    uri=${uri//\'/}
+    rm -rf "$work/download" "$src"
+    mkdir -p "$work/download"
+    /usr/lib/apt/apt-helper -qq download-file "$uri" "$work/download/$name" "$hash" >/dev/null ||
+      fail "could not download $uri"
+    mkdir -p "$src"
+    tar -xf "$work/download/$name" -C "$src" --strip-components=1
+    rm -rf "$work/download"
+    touch "$src/.memrep-source-$deb_version"
+  fi
+fi
+[[ -f $src/include/rocksdb/version.h ]] || fail "$src is not a RocksDB source tree"
+mkdir -p "$src/plugin"
+if [[ -e $src/plugin/memrep && ! -L $src/plugin/memrep ]]; then
+  [[ $(cd "$src/plugin/memrep" && pwd -P) == "$(pwd -P)" ]] ||
+    fail "$src/plugin/memrep is another copy of memrep; remove it or link it to $repo"
+else
+  ln -sfn "$(realpath --relative-to="$src/plugin" "$repo")" "$src/plugin/memrep"
+fi
+echo "rocksdb-intree: RocksDB $version at $src, memrep at $src/plugin/memrep" >&2
+
+# 2. The build.
+results=$work/results-$version.md
+if [[ $build_system == cmake ]]; then
+  build=$work/cmake-$version
+  flags=(-DROCKSDB_PLUGINS=memrep -DCMAKE_BUILD_TYPE=Release -DWITH_TESTS=OFF -DFAIL_ON_WARNINGS=ON)
+  if [[ $compile_only == 1 ]]; then
+    flags+=(-DWITH_GFLAGS=OFF -DWITH_TOOLS=OFF -DWITH_BENCHMARK_TOOLS=OFF -DWITH_CORE_TOOLS=OFF)
+  fi
+  cmake -S "$src" -B "$build" -G Ninja "${flags[@]}" >"$build.configure.log" 2>&1 ||
+    { tail -30 "$build.configure.log" >&2; fail "RocksDB's CMake failed (log: $build.configure.log)"; }
+  grep "memrep" "$build.configure.log" | grep -v "Appending" >&2 || true
+  if [[ $compile_only == 1 ]]; then
+    # memrep's RocksDB face, and the registrar table that calls memrep's.
+    mapfile -t objects < <(ninja -C "$build" -t targets all |
+      grep -oE '^CMakeFiles/rocksdb\.dir/(plugin/memrep/rocksdb/[^:]+|build_version\.cc)\.o' | sort -u)
+    [[ ${#objects[@]} -ge 2 ]] || fail "RocksDB's CMake build has no memrep objects: is the plugin in?"
+    ninja -C "$build" -j "$jobs" "${objects[@]}"
+    echo "rocksdb-intree: memrep's RocksDB face compiles in RocksDB $version's CMake build" \
+         "(${#objects[@]} objects)"
+    exit 0
+  fi
+  ninja -C "$build" -j "$jobs" rocksdb db_bench
+  library=$build/librocksdb.a
+  db_bench=$build/db_bench
+  ldflags="-lpthread -ldl $(sed -n 's/^ *THIRDPARTY_LIBS:[^=]*=//p' "$build/CMakeCache.txt" 2>/dev/null | tr ';' ' ')"
+else
+  make -C "$src" -j "$jobs" ROCKSDB_PLUGINS=memrep DEBUG_LEVEL=0 static_lib db_bench
+  library=$src/librocksdb.a
+  db_bench=$src/db_bench
+  ldflags=$(sed -n 's/^PLATFORM_LDFLAGS=//p' "$src/make_config.mk")
+fi
+[[ -f $library && -x $db_bench ]] || fail "the build left no $library or $db_bench"
+
+# 3. memrep's RocksDB-level tests against that library.
+tests=$work/tests-$version-$build_system
+cmake -S "$repo" -B "$tests" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DMEMREP_ROCKSDB_INTREE_LIBRARY="$library" -DMEMREP_ROCKSDB_INTREE_SOURCE="$src" \
+  -DMEMREP_ROCKSDB_INTREE_LDFLAGS="$ldflags" >/dev/null
+cmake --build "$tests" -j "$jobs" --target memrep_rocksdb_tests
+ctest --test-dir "$tests" -j "$jobs" -R '^memrep_rocksdb_tests_' --output-on-failure | tee "$work/tests-$version.log"
+
+{
+  echo "# memrep in RocksDB $version's own build ($build_system)"
+  echo
+  echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC'); memrep commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD || echo ' (with uncommitted changes)')"
+  echo "- machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) before db_bench"
+  echo "- memrep_rocksdb_tests: $(grep -E 'tests passed|tests failed' "$work/tests-$version.log" | tail -1)"
+} >"$results"
+
+# 4. db_bench side by side.
+if [[ $bench == 1 ]]; then
+  cmake --preset release >/dev/null
+  cmake --build --preset release -j "$jobs" --target memrep_bench
+  memrep_bench=build/release/bench/memrep_bench
+  if [[ -z $reps ]]; then
+    reps=$("$memrep_bench" --list_reps |
+      python3 -c 'import json, sys; print(",".join(r["canonical_name"] for r in json.load(sys.stdin)["reps"] if r["memrep"]))')
+  fi
+  python3 bench/db_bench_compare.py --db-bench "$db_bench" --built-in --memrep-bench "$memrep_bench" \
+    --reps "skip_list,$reps" --workloads fillrandom,readrandom,seekrandom \
+    --num "$num" --reads "$num" --repeats "$repeats" | tee "$work/db_bench-$version.md"
+  {
+    echo "- db_bench ($db_bench), load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+    echo
+    cat "$work/db_bench-$version.md"
+  } >>"$results"
+fi
+echo "rocksdb-intree: results in $results"

@@ -1,0 +1,11 @@
+plugin/memrep/src/memory/row_region.cc.d \
+ plugin/memrep/src/memory/row_region.o \
+ plugin/memrep/src/memory/row_region.o: \
+ plugin/memrep/src/memory/row_region.cc \
+ plugin/memrep/src/memory/row_region.h \
+ plugin/memrep/src/concurrency/thread_slot.h \
+ plugin/memrep/include/memrep/rep.h \
+ plugin/memrep/include/memrep/comparator.h \
+ plugin/memrep/include/memrep/export.h \
+ plugin/memrep/include/memrep/entry.h \
+ plugin/memrep/include/memrep/status.h plugin/memrep/src/util/assert.h

@@ -1,0 +1,11 @@
+plugin/memrep/src/runs/sorted_run.cc.d \
+ plugin/memrep/src/runs/sorted_run.o plugin/memrep/src/runs/sorted_run.o: \
+ plugin/memrep/src/runs/sorted_run.cc plugin/memrep/src/runs/sorted_run.h \
+ plugin/memrep/src/format/key_order.h plugin/memrep/src/format/coding.h \
+ plugin/memrep/include/memrep/comparator.h \
+ plugin/memrep/include/memrep/export.h \
+ plugin/memrep/include/memrep/entry.h \
+ plugin/memrep/src/memory/page_allocator.h \
+ plugin/memrep/src/memory/row_region.h \
+ plugin/memrep/src/concurrency/thread_slot.h \
+ plugin/memrep/include/memrep/rep.h plugin/memrep/include/memrep/status.h
