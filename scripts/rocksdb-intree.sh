@@ -4,8 +4,9 @@
 #
 #   1. the source: RocksDB VERSION from Debian's source packages (adding a
 #      deb-src entry for that Debian release if apt has none), unpacked into
-#      build/intree/rocksdb-<version>/, whose plugin/memrep links back here;
-#      or a RocksDB checkout given with --source (it is used in place);
+#      build/intree/rocksdb-<version>/, or a RocksDB checkout given with
+#      --source; memrep's build files and sources are copied into its
+#      plugin/memrep;
 #   2. the build, release, with the machine's cores: make (RocksDB's
 #      Makefile: librocksdb.a and db_bench) or, with --cmake, RocksDB's
 #      CMake; a second run rebuilds only what changed;
@@ -114,14 +115,20 @@ else
   fi
 fi
 [[ -f $src/include/rocksdb/version.h ]] || fail "$src is not a RocksDB source tree"
-mkdir -p "$src/plugin"
-if [[ -e $src/plugin/memrep && ! -L $src/plugin/memrep ]]; then
-  [[ $(cd "$src/plugin/memrep" && pwd -P) == "$(pwd -P)" ]] ||
-    fail "$src/plugin/memrep is another copy of memrep; remove it or link it to $repo"
-else
-  ln -sfn "$(realpath --relative-to="$src/plugin" "$repo")" "$src/plugin/memrep"
+# memrep's files are copied there, not linked: RocksDB's make writes its
+# objects beside the sources, and each RocksDB tree needs its own. Files keep
+# their times, so make recompiles only what changed since the last copy.
+plugin=$src/plugin/memrep
+if [[ -L $plugin ]]; then
+  rm "$plugin"
+elif [[ -d $plugin && ! -f $plugin/.memrep-copy ]]; then
+  fail "$plugin is not a copy this script made; remove it, or build that tree yourself"
 fi
-echo "rocksdb-intree: RocksDB $version at $src, memrep at $src/plugin/memrep" >&2
+mkdir -p "$plugin"
+git ls-files -co --exclude-standard -- memrep.mk CMakeLists.txt cmake include src rocksdb |
+  tar -cf - -T - | tar -xf - -C "$plugin"
+touch "$plugin/.memrep-copy"
+echo "rocksdb-intree: RocksDB $version at $src, memrep copied to $plugin" >&2
 
 # 2. The build.
 results=$work/results-$version.md
