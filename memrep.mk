@@ -16,6 +16,19 @@
 memrep_SOURCES = src/util/status.cc src/format/row.cc src/format/comparator.cc src/format/rep_views.cc src/memory/sharded_arena.cc src/memory/row_region.cc src/memory/vm_region.cc src/concurrency/background_pool.cc src/runs/sorted_run.cc src/runs/run_set.cc src/runs/merging_cursor.cc src/runs/run_index.cc src/runs/run_iterator.cc src/registry/option_table.cc src/registry/registry.cc src/registry/rep_spec.cc src/sorted_hash/sorted_hash_rep.cc src/sorted_hash/registration.cc src/trie/trie.cc src/trie/trie_nodes.cc src/trie/trie_read.cc src/trie/trie_check.cc src/trie/trie_iterator.cc src/trie/trie_rep.cc src/trie/registration.cc src/trie/trie_file.cc src/trie/trie_table.cc src/vector/batch_duplicates.cc src/vector/vector_rep.cc src/vector/registration.cc src/builtin_reps.cc src/memtable/memtable.cc src/memtable/write_batch.cc rocksdb/memtable_rep_adapter.cc rocksdb/overflow_rows.cc rocksdb/rep_factory.cc rocksdb/comparator_probe.cc rocksdb/registration.cc
 memrep_FUNC = memrep_RegisterFactories
 
+# RocksDB 7.8 is the oldest memrep serves: refuse older trees before
+# compiling anything. Versions newer than those verified (docs/rocksdb.md)
+# build against RocksDB's own headers, so an interface that changed fails to
+# compile rather than misbehave; say so.
+memrep_rocksdb_version := $(shell awk '/^\#define ROCKSDB_(MAJOR|MINOR|PATCH) / {v = v (v == "" ? "" : ".") $$3} END {print v}' include/rocksdb/version.h)
+memrep_rocksdb_too_old := $(shell echo '$(memrep_rocksdb_version)' | awk -F. '{print ($$1 < 7 || ($$1 == 7 && $$2 < 8)) ? "yes" : ""}')
+ifneq ($(memrep_rocksdb_too_old),)
+$(error memrep as a RocksDB plugin needs RocksDB 7.8 or newer; this source tree is RocksDB $(memrep_rocksdb_version))
+endif
+ifeq ($(filter 7.8.% 9.10.%,$(memrep_rocksdb_version)),)
+$(info memrep: RocksDB $(memrep_rocksdb_version) is not among the versions memrep was verified with (7.8, 9.10; docs/rocksdb.md): run memrep's RocksDB-level tests against this build: from memrep's checkout, bash scripts/rocksdb-intree.sh $(memrep_rocksdb_version) --source $(CURDIR))
+endif
+
 # memrep is C++20; RocksDB compiles with C++17 (and, in make's release
 # builds, without RTTI, which memrep does not use). These flags reach
 # memrep's own files only (and their dependency files), never RocksDB's:

@@ -18,6 +18,15 @@ if(rocksdb_version VERSION_LESS 7.8)
                       "(${rocksdb_version_h}) is RocksDB ${rocksdb_version}")
 endif()
 
+# As memrep.mk says: newer versions than those verified build against
+# RocksDB's own headers; say so.
+if(NOT rocksdb_version MATCHES "^(7\\.8|9\\.10)\\.")
+  message(WARNING "memrep: RocksDB ${rocksdb_version} is not among the versions memrep was verified "
+                  "with (7.8, 9.10; docs/rocksdb.md): run memrep's RocksDB-level tests against this "
+                  "build: from memrep's checkout, bash scripts/rocksdb-intree.sh ${rocksdb_version} "
+                  "--source ${CMAKE_SOURCE_DIR}")
+endif()
+
 include(${CMAKE_CURRENT_LIST_DIR}/sources.cmake)
 set(dir "${CMAKE_CURRENT_SOURCE_DIR}")
 # As memrep.mk explains: C++20 and memrep's headers for memrep's files only.

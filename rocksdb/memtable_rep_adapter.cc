@@ -32,9 +32,8 @@ std::string_view InternalKeyOfRow(const char* row) {
 // Corruption for a step of a read that met rows out of RocksDB's order
 // (paranoid memory checks): the keys in hex only where the options allow data
 // in errors.
-[[maybe_unused]] ROCKSDB_NAMESPACE::Status OrderViolation(const char* step, const Slice& from,
-                                                          const char* to_row,
-                                                          bool allow_data_in_errors) {
+ROCKSDB_NAMESPACE::Status OrderViolation(const char* step, const Slice& from, const char* to_row,
+                                         bool allow_data_in_errors) {
   std::string message = std::string("memrep memtable: ") + step +
                         " met rows out of order (a later row sorts before an earlier key)";
   if (allow_data_in_errors) {
@@ -115,9 +114,15 @@ class MemTableRepAdapter::MergedIterator final : public ROCKSDB_NAMESPACE::MemTa
     }
     Pick(/*forward=*/false);
   }
-  // memtable_key may be null (MemTableIterator passes none); the internal key
-  // is always given and is all memrep needs.
-  void Seek(const Slice& internal_key, const char* /*memtable_key*/) override {
+  // RocksDB passes the target as an internal key, or (11.1's
+  // MemTableRep::MultiGet) as a memtable key with an empty internal key.
+  void Seek(const Slice& internal_key, const char* memtable_key) override {
+    SeekTo(Target(internal_key, memtable_key));
+  }
+  void SeekForPrev(const Slice& internal_key, const char* memtable_key) override {
+    SeekForPrevTo(Target(internal_key, memtable_key));
+  }
+  void SeekTo(const Slice& internal_key) {
     Refresh();
     rep_->Seek(View(internal_key));
     CheckPositioned();
@@ -126,7 +131,7 @@ class MemTableRepAdapter::MergedIterator final : public ROCKSDB_NAMESPACE::MemTa
     forward_ = true;
     Pick(/*forward=*/true);
   }
-  void SeekForPrev(const Slice& internal_key, const char* /*memtable_key*/) override {
+  void SeekForPrevTo(const Slice& internal_key) {
     Refresh();
     rep_->SeekForPrev(View(internal_key));
     CheckPositioned();
@@ -154,45 +159,68 @@ class MemTableRepAdapter::MergedIterator final : public ROCKSDB_NAMESPACE::MemTa
     Pick(/*forward=*/false);
   }
 
-#if MEMREP_ROCKSDB_HAS_VALIDATION
-  // RocksDB's paranoid memory checks: each step is taken as usual, then its
-  // result is checked against the order it must keep. A step that breaks it
-  // leaves the iterator invalid and answers Corruption.
+#if MEMREP_ROCKSDB_HAS_KEY_VALIDATION
+  ROCKSDB_NAMESPACE::Status SeekAndValidate(const Slice& internal_key, const char* memtable_key,
+                                            bool allow_data_in_errors, bool check_order,
+                                            const KeyCheck& check_key) override {
+    return SeekChecked(Target(internal_key, memtable_key), allow_data_in_errors, check_order,
+                       check_key ? &check_key : nullptr);
+  }
+#elif MEMREP_ROCKSDB_HAS_VALIDATION
   ROCKSDB_NAMESPACE::Status SeekAndValidate(const Slice& internal_key, const char* memtable_key,
                                             bool allow_data_in_errors) override {
-    Seek(internal_key, memtable_key);
-    if (Valid() && owner_.cmp_(key(), internal_key) < 0) {
-      return Disorder("Seek", internal_key, key(), allow_data_in_errors);
-    }
-    return ROCKSDB_NAMESPACE::Status::OK();
-  }
-  ROCKSDB_NAMESPACE::Status NextAndValidate(bool allow_data_in_errors) override {
-    const char* from = key();
-    Next();
-    if (Valid() && owner_.cmp_(key(), from) <= 0) {
-      return Disorder("Next", ROCKSDB_NAMESPACE::GetLengthPrefixedSlice(from), key(),
-                      allow_data_in_errors);
-    }
-    return ROCKSDB_NAMESPACE::Status::OK();
-  }
-  ROCKSDB_NAMESPACE::Status PrevAndValidate(bool allow_data_in_errors) override {
-    const char* from = key();
-    Prev();
-    if (Valid() && owner_.cmp_(key(), from) >= 0) {
-      return Disorder("Prev", ROCKSDB_NAMESPACE::GetLengthPrefixedSlice(from), key(),
-                      allow_data_in_errors);
-    }
-    return ROCKSDB_NAMESPACE::Status::OK();
+    return SeekChecked(Target(internal_key, memtable_key), allow_data_in_errors, true, nullptr);
   }
 #endif
+#if MEMREP_ROCKSDB_HAS_VALIDATION
+  ROCKSDB_NAMESPACE::Status NextAndValidate(bool allow_data_in_errors) override {
+    return StepChecked(/*forward=*/true, allow_data_in_errors);
+  }
+  ROCKSDB_NAMESPACE::Status PrevAndValidate(bool allow_data_in_errors) override {
+    return StepChecked(/*forward=*/false, allow_data_in_errors);
+  }
+#endif
+
+  // RocksDB's paranoid memory checks (rocksdb_compat.h): each step is taken
+  // as usual, then its result is checked against the order it must keep
+  // (`check_order`) and by RocksDB's own check of a row (`check_key`, the
+  // per-key checksum, where given). A step that fails leaves the iterator
+  // invalid and answers Corruption.
+  ROCKSDB_NAMESPACE::Status SeekChecked(const Slice& target, bool allow_data_in_errors,
+                                        bool check_order, const KeyCheck* check_key) {
+    SeekTo(target);
+    if (!Valid()) return ROCKSDB_NAMESPACE::Status::OK();
+    if (check_order && owner_.cmp_(key(), target) < 0) {
+      return Fail(OrderViolation("Seek", target, key(), allow_data_in_errors));
+    }
+    return check_key != nullptr ? Fail((*check_key)(key(), allow_data_in_errors))
+                                : ROCKSDB_NAMESPACE::Status::OK();
+  }
+  ROCKSDB_NAMESPACE::Status StepChecked(bool forward, bool allow_data_in_errors) {
+    const char* from = key();
+    forward ? Next() : Prev();
+    if (!Valid()) return ROCKSDB_NAMESPACE::Status::OK();
+    const int c = owner_.cmp_(key(), from);
+    if (forward ? c <= 0 : c >= 0) {
+      return Fail(OrderViolation(forward ? "Next" : "Prev",
+                                 ROCKSDB_NAMESPACE::GetLengthPrefixedSlice(from), key(),
+                                 allow_data_in_errors));
+    }
+    return ROCKSDB_NAMESPACE::Status::OK();
+  }
 
  private:
   enum Source { kNone, kRep, kExtra };
 
-  ROCKSDB_NAMESPACE::Status Disorder(const char* step, const Slice& from, const char* to_row,
-                                     bool allow_data_in_errors) {
-    disordered_ = true;
-    return OrderViolation(step, from, to_row, allow_data_in_errors);
+  // The target of a seek: the internal key, or the memtable key's.
+  static Slice Target(const Slice& internal_key, const char* memtable_key) {
+    return memtable_key != nullptr ? ROCKSDB_NAMESPACE::GetLengthPrefixedSlice(memtable_key)
+                                   : internal_key;
+  }
+  // `s`, after making the iterator invalid if it is not OK.
+  ROCKSDB_NAMESPACE::Status Fail(ROCKSDB_NAMESPACE::Status s) {
+    if (!s.ok()) disordered_ = true;
+    return s;
   }
 
   // After a positioning call: a rep iterator that could not be positioned
@@ -245,7 +273,7 @@ class MemTableRepAdapter::MergedIterator final : public ROCKSDB_NAMESPACE::MemTa
   ptrdiff_t pos_ = -1;
   Source current_ = kNone;
   bool forward_ = true;
-  bool disordered_ = false;  // a validated step found rows out of order
+  bool disordered_ = false;  // a checked step failed: invalid until repositioned
 };
 
 MemTableRepAdapter::MemTableRepAdapter(const ROCKSDB_NAMESPACE::MemTableRep::KeyComparator& cmp,
@@ -315,7 +343,11 @@ bool MemTableRepAdapter::Contains(const char* memtable_key) const {
 
 void MemTableRepAdapter::Get(const ROCKSDB_NAMESPACE::LookupKey& key, void* arg,
                              bool (*callback)(void* arg, const char* entry)) {
-  const Slice internal_key = InternalKeyOf(key);
+  GetRows(InternalKeyOf(key), arg, callback);
+}
+
+void MemTableRepAdapter::GetRows(const Slice& internal_key, void* arg,
+                                 bool (*callback)(void* arg, const char* entry)) {
   OverflowRows* overflow = OverflowIfUsed();
   if (overflow == nullptr || overflow->count() == 0) {
     rep_->GetRows(View(internal_key), arg, callback);
@@ -329,40 +361,85 @@ void MemTableRepAdapter::Get(const ROCKSDB_NAMESPACE::LookupKey& key, void* arg,
     ReadFailed();
   }
   MergedIterator it(*this, std::move(rep_iterator));
-  for (it.Seek(internal_key, nullptr); it.Valid(); it.Next()) {
+  for (it.SeekTo(internal_key); it.Valid(); it.Next()) {
     if (!callback(arg, it.key())) return;
   }
 }
 
-#if MEMREP_ROCKSDB_HAS_VALIDATION
-ROCKSDB_NAMESPACE::Status MemTableRepAdapter::GetAndValidate(
-    const ROCKSDB_NAMESPACE::LookupKey& key, void* arg,
-    bool (*callback)(void* arg, const char* entry), bool allow_data_in_errors) {
-  // Get, with each row checked before it is handed on: at or after the
-  // lookup key, and after the row before it.
+ROCKSDB_NAMESPACE::Status MemTableRepAdapter::GetChecked(const Slice& internal_key, void* arg,
+                                                         bool (*callback)(void*, const char*),
+                                                         bool allow_data_in_errors,
+                                                         bool check_order,
+                                                         const KeyCheck* check_key) {
+  // GetRows, with each row checked before it is handed on: at or after the
+  // lookup key and after the row before it (check_order), and by RocksDB's
+  // check of a row (check_key).
   struct Checked {
     const MemTableRepAdapter* owner;
     Slice target;
     void* arg;
     bool (*callback)(void*, const char*);
     bool allow_data_in_errors;
+    bool check_order;
+    const KeyCheck* check_key;
     const char* last = nullptr;
     ROCKSDB_NAMESPACE::Status status;
-  } checked{this, InternalKeyOf(key), arg, callback, allow_data_in_errors};
-  Get(key, &checked, [](void* p, const char* row) {
+  } checked{this, internal_key, arg, callback, allow_data_in_errors, check_order, check_key};
+  GetRows(internal_key, &checked, [](void* p, const char* row) {
     auto& c = *static_cast<Checked*>(p);
-    const bool ordered =
-        c.last == nullptr ? c.owner->cmp_(row, c.target) >= 0 : c.owner->cmp_(row, c.last) > 0;
-    if (!ordered) {
+    if (c.check_order &&
+        (c.last == nullptr ? c.owner->cmp_(row, c.target) < 0 : c.owner->cmp_(row, c.last) <= 0)) {
       c.status = OrderViolation(
           "Get", c.last == nullptr ? c.target : ROCKSDB_NAMESPACE::GetLengthPrefixedSlice(c.last),
           row, c.allow_data_in_errors);
       return false;
     }
+    if (c.check_key != nullptr) {
+      c.status = (*c.check_key)(row, c.allow_data_in_errors);
+      if (!c.status.ok()) return false;
+    }
     c.last = row;
     return c.callback(c.arg, row);
   });
   return checked.status;
+}
+
+#if MEMREP_ROCKSDB_HAS_KEY_VALIDATION
+ROCKSDB_NAMESPACE::Status MemTableRepAdapter::GetAndValidate(
+    const ROCKSDB_NAMESPACE::LookupKey& key, void* arg,
+    bool (*callback)(void* arg, const char* entry), bool allow_data_in_errors, bool check_order,
+    const KeyCheck& check_key) {
+  return GetChecked(InternalKeyOf(key), arg, callback, allow_data_in_errors, check_order,
+                    check_key ? &check_key : nullptr);
+}
+#elif MEMREP_ROCKSDB_HAS_VALIDATION
+ROCKSDB_NAMESPACE::Status MemTableRepAdapter::GetAndValidate(
+    const ROCKSDB_NAMESPACE::LookupKey& key, void* arg,
+    bool (*callback)(void* arg, const char* entry), bool allow_data_in_errors) {
+  return GetChecked(InternalKeyOf(key), arg, callback, allow_data_in_errors, true, nullptr);
+}
+#endif
+
+#if MEMREP_ROCKSDB_HAS_REP_MULTIGET
+ROCKSDB_NAMESPACE::Status MemTableRepAdapter::MultiGet(
+    size_t num_keys, const char* const* keys, void** callback_args,
+    bool (*callback)(void* arg, const char* entry), bool allow_data_in_errors, bool check_order,
+    const KeyCheck& check_key) {
+  // A Get per key: a point lookup each, where RocksDB's default would seek an
+  // iterator (the rep's own MultiGet takes views, not RocksDB's callbacks).
+  const bool checked = check_order || check_key;
+  for (size_t i = 0; i < num_keys; ++i) {
+    const Slice internal_key = ROCKSDB_NAMESPACE::GetLengthPrefixedSlice(keys[i]);
+    if (!checked) {
+      GetRows(internal_key, callback_args[i], callback);
+      continue;
+    }
+    ROCKSDB_NAMESPACE::Status s =
+        GetChecked(internal_key, callback_args[i], callback, allow_data_in_errors, check_order,
+                   check_key ? &check_key : nullptr);
+    if (!s.ok()) return s;
+  }
+  return ROCKSDB_NAMESPACE::Status::OK();
 }
 #endif
 

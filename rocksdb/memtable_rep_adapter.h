@@ -72,12 +72,24 @@ class MemTableRepAdapter final : public ROCKSDB_NAMESPACE::MemTableRep {
   void MarkReadOnly() override { rep_->Freeze(); }
   void Get(const ROCKSDB_NAMESPACE::LookupKey& key, void* arg,
            bool (*callback)(void* arg, const char* entry)) override;
-#if MEMREP_ROCKSDB_HAS_VALIDATION
-  // RocksDB's paranoid memory checks: Get, with the order of the rows it
-  // hands on checked (Corruption if it is broken).
+  // RocksDB's paranoid memory checks (rocksdb_compat.h): Get, with the rows
+  // it hands on checked (Corruption if one fails).
+#if MEMREP_ROCKSDB_HAS_KEY_VALIDATION
+  ROCKSDB_NAMESPACE::Status GetAndValidate(const ROCKSDB_NAMESPACE::LookupKey& key, void* arg,
+                                           bool (*callback)(void* arg, const char* entry),
+                                           bool allow_data_in_errors, bool check_order,
+                                           const KeyCheck& check_key) override;
+#elif MEMREP_ROCKSDB_HAS_VALIDATION
   ROCKSDB_NAMESPACE::Status GetAndValidate(const ROCKSDB_NAMESPACE::LookupKey& key, void* arg,
                                            bool (*callback)(void* arg, const char* entry),
                                            bool allow_data_in_errors) override;
+#endif
+#if MEMREP_ROCKSDB_HAS_REP_MULTIGET
+  // Many sorted memtable keys, each looked up as Get (checked where asked).
+  ROCKSDB_NAMESPACE::Status MultiGet(size_t num_keys, const char* const* keys, void** callback_args,
+                                     bool (*callback)(void* arg, const char* entry),
+                                     bool allow_data_in_errors, bool check_order,
+                                     const KeyCheck& check_key) override;
 #endif
   uint64_t ApproximateNumEntries(const ROCKSDB_NAMESPACE::Slice& start_ikey,
                                  const ROCKSDB_NAMESPACE::Slice& end_ikey) override;
@@ -92,6 +104,14 @@ class MemTableRepAdapter final : public ROCKSDB_NAMESPACE::MemTableRep {
  private:
   class MergedIterator;
   bool InsertRow(KeyHandle handle, bool concurrent);
+  void GetRows(const ROCKSDB_NAMESPACE::Slice& internal_key, void* arg,
+               bool (*callback)(void* arg, const char* entry));
+  // GetRows, each row checked: its order (check_order) and by check_key
+  // where given; the first failure stops the read and is returned.
+  ROCKSDB_NAMESPACE::Status GetChecked(const ROCKSDB_NAMESPACE::Slice& internal_key, void* arg,
+                                       bool (*callback)(void* arg, const char* entry),
+                                       bool allow_data_in_errors, bool check_order,
+                                       const KeyCheck* check_key);
   // The overflow, created on first use.
   OverflowRows& Overflow();
   // The overflow if anything was ever put there, else nullptr. O(1).

@@ -13,26 +13,43 @@
 //   a real database. Only the versions listed in kPreloadVersions' comment
 //   were verified; any other is refused here and at configure time.
 //
-// Version differences:
+// Version differences (each checked against that version's headers):
 // - 9.6 added paranoid memory checks (ColumnFamilyOptions::
 //   paranoid_memory_checks): MemTableRep::GetAndValidate and the iterator's
 //   SeekAndValidate / NextAndValidate / PrevAndValidate, whose defaults
-//   answer NotSupported. MEMREP_ROCKSDB_HAS_VALIDATION says whether the
-//   adapter implements them.
+//   answer NotSupported (MEMREP_ROCKSDB_HAS_VALIDATION).
+// - 10.7 gave GetAndValidate and SeekAndValidate two more arguments: whether
+//   to check the order, and RocksDB's check of a row (the per-key checksum of
+//   memtable_verify_per_key_checksum_on_seek), a KeyCheck
+//   (MEMREP_ROCKSDB_HAS_KEY_VALIDATION).
+// - 11.1 added MemTableRep::MultiGet over sorted memtable keys, whose default
+//   seeks an iterator with a memtable key and an empty internal key
+//   (MEMREP_ROCKSDB_HAS_REP_MULTIGET).
 #pragma once
 
 #include <rocksdb/memtablerep.h>
 #include <rocksdb/slice.h>
+#include <rocksdb/status.h>
 #include <rocksdb/version.h>
 
 #include <cstddef>
+#include <functional>
 
 #if ROCKSDB_MAJOR < 7 || (ROCKSDB_MAJOR == 7 && ROCKSDB_MINOR < 8)
 #error "memrep's RocksDB face needs RocksDB 7.8 or newer"
 #endif
 
-#define MEMREP_ROCKSDB_HAS_VALIDATION \
-  (ROCKSDB_MAJOR > 9 || (ROCKSDB_MAJOR == 9 && ROCKSDB_MINOR >= 6))
+#define MEMREP_ROCKSDB_AT_LEAST(major, minor) \
+  (ROCKSDB_MAJOR > (major) || (ROCKSDB_MAJOR == (major) && ROCKSDB_MINOR >= (minor)))
+#define MEMREP_ROCKSDB_HAS_VALIDATION MEMREP_ROCKSDB_AT_LEAST(9, 6)
+#define MEMREP_ROCKSDB_HAS_KEY_VALIDATION MEMREP_ROCKSDB_AT_LEAST(10, 7)
+#define MEMREP_ROCKSDB_HAS_REP_MULTIGET MEMREP_ROCKSDB_AT_LEAST(11, 1)
+
+namespace memrep::rocksdb_plugin {
+// RocksDB's check of one row (10.7 on), handed to the validating reads.
+using KeyCheck =
+    std::function<ROCKSDB_NAMESPACE::Status(const char* row, bool allow_data_in_errors)>;
+}  // namespace memrep::rocksdb_plugin
 
 #if defined(MEMREP_ROCKSDB_INTREE)
 

@@ -9,7 +9,9 @@
 #      plugin/memrep;
 #   2. the build, release, with the machine's cores: make (RocksDB's
 #      Makefile: librocksdb.a and db_bench) or, with --cmake, RocksDB's
-#      CMake; a second run rebuilds only what changed;
+#      CMake; a second run rebuilds only what changed. PORTABLE=1, as
+#      Debian builds it (and because GCC 12 fails RocksDB 9.10's own
+#      util/xxhash.cc under -Werror with -march=native on AVX-512 machines);
 #   3. memrep's RocksDB-level tests (memrep_rocksdb_tests), linked against
 #      that librocksdb, which holds memrep;
 #   4. Debian-style db_bench side by side: skip_list and every memrep rep,
@@ -134,7 +136,8 @@ echo "rocksdb-intree: RocksDB $version at $src, memrep copied to $plugin" >&2
 results=$work/results-$version.md
 if [[ $build_system == cmake ]]; then
   build=$work/cmake-$version
-  flags=(-DROCKSDB_PLUGINS=memrep -DCMAKE_BUILD_TYPE=Release -DWITH_TESTS=OFF -DFAIL_ON_WARNINGS=ON)
+  flags=(-DROCKSDB_PLUGINS=memrep -DCMAKE_BUILD_TYPE=Release -DPORTABLE=1 -DROCKSDB_BUILD_SHARED=OFF
+         -DWITH_TESTS=OFF -DFAIL_ON_WARNINGS=ON)
   if [[ $compile_only == 1 ]]; then
     flags+=(-DWITH_GFLAGS=OFF -DWITH_TOOLS=OFF -DWITH_BENCHMARK_TOOLS=OFF -DWITH_CORE_TOOLS=OFF)
   fi
@@ -154,9 +157,11 @@ if [[ $build_system == cmake ]]; then
   ninja -C "$build" -j "$jobs" rocksdb db_bench
   library=$build/librocksdb.a
   db_bench=$build/db_bench
-  ldflags="-lpthread -ldl $(sed -n 's/^ *THIRDPARTY_LIBS:[^=]*=//p' "$build/CMakeCache.txt" 2>/dev/null | tr ';' ' ')"
+  # The libraries db_bench's link gives librocksdb.a (compression, ...).
+  ldflags=$(ninja -C "$build" -t commands db_bench | tail -1 | tr ' ' '\n' |
+    grep -E '^-l|^-pthread$|\.so(\.[0-9]+)*$|\.a$' | grep -v 'librocksdb\.\(a\|so\)' | xargs)
 else
-  make -C "$src" -j "$jobs" ROCKSDB_PLUGINS=memrep DEBUG_LEVEL=0 static_lib db_bench
+  make -C "$src" -j "$jobs" ROCKSDB_PLUGINS=memrep DEBUG_LEVEL=0 PORTABLE=1 static_lib db_bench
   library=$src/librocksdb.a
   db_bench=$src/db_bench
   ldflags=$(sed -n 's/^PLATFORM_LDFLAGS=//p' "$src/make_config.mk")

@@ -15,6 +15,7 @@
 
 #include "format/coding.h"
 #include "memory/sharded_arena.h"
+#include "memrep/registry.h"
 #include "memrep/rocksdb.h"
 #include "memrep/sorted_hash.h"
 #include "memtable_rep_adapter.h"
@@ -382,6 +383,17 @@ class InsertionOrderRep final : public Rep {
   std::vector<const char*> rows_;
 };
 
+// The validating calls, in the form this RocksDB has (rocksdb_compat.h);
+// `check_key` is passed only where RocksDB has one.
+rdb::Status SeekChecked(rdb::MemTableRep::Iterator* it, const rdb::Slice& target,
+                        [[maybe_unused]] const KeyCheck& check_key = nullptr) {
+#if MEMREP_ROCKSDB_HAS_KEY_VALIDATION
+  return it->SeekAndValidate(target, nullptr, false, /*check_order=*/true, check_key);
+#else
+  return it->SeekAndValidate(target, nullptr, false);
+#endif
+}
+
 class ValidationTest : public ::testing::Test {
  protected:
   // An adapter over `rep` (nullptr: an ordered test.Map) holding a, b, c;
@@ -406,15 +418,18 @@ class ValidationTest : public ::testing::Test {
     for (const char* key : {"b", "a", "c"}) AddRow(adapter_.get(), key, 7, "v", &inserted);
   }
   // The user keys GetAndValidate hands on from `key`, and its status.
-  rdb::Status Get(const std::string& key, std::vector<std::string>* seen, bool data = false) {
+  rdb::Status Get(const std::string& key, std::vector<std::string>* seen, bool data = false,
+                  [[maybe_unused]] const KeyCheck& check_key = nullptr) {
     const rdb::LookupKey lookup(key, kMaxSequenceNumber);
-    return adapter_->GetAndValidate(
-        lookup, seen,
-        [](void* arg, const char* row) {
-          static_cast<std::vector<std::string>*>(arg)->push_back(UserKeyOf(row));
-          return true;
-        },
-        data);
+    auto collect = [](void* arg, const char* row) {
+      static_cast<std::vector<std::string>*>(arg)->push_back(UserKeyOf(row));
+      return true;
+    };
+#if MEMREP_ROCKSDB_HAS_KEY_VALIDATION
+    return adapter_->GetAndValidate(lookup, seen, collect, data, /*check_order=*/true, check_key);
+#else
+    return adapter_->GetAndValidate(lookup, seen, collect, data);
+#endif
   }
 
   TestArena arena_;
@@ -429,7 +444,7 @@ TEST_F(ValidationTest, AnOrderedRepPassesEveryCheckAndAnswersAsThePlainCalls) {
   EXPECT_EQ(seen, (std::vector<std::string>{"a", "b", "c"}));
   std::unique_ptr<rdb::MemTableRep::Iterator> it(adapter_->GetIterator(nullptr));
   const rdb::LookupKey a("a", kMaxSequenceNumber);
-  ASSERT_TRUE(it->SeekAndValidate(a.internal_key(), nullptr, false).ok());
+  ASSERT_TRUE(SeekChecked(it.get(), a.internal_key()).ok());
   std::vector<std::string> forward{UserKeyOf(it->key())};
   while (it->Valid()) {
     ASSERT_TRUE(it->NextAndValidate(false).ok());
@@ -461,7 +476,7 @@ TEST_F(ValidationTest, RowsOutOfOrderAreCorruptionAndStopTheRead) {
 
   std::unique_ptr<rdb::MemTableRep::Iterator> it(adapter_->GetIterator(nullptr));
   const rdb::LookupKey a("a", kMaxSequenceNumber);
-  ASSERT_TRUE(it->SeekAndValidate(a.internal_key(), nullptr, false).ok());  // at b
+  ASSERT_TRUE(SeekChecked(it.get(), a.internal_key()).ok());  // at b
   ASSERT_EQ(UserKeyOf(it->key()), "b");
   s = it->NextAndValidate(false);  // to a: backwards
   EXPECT_TRUE(s.IsCorruption()) << s.ToString();
@@ -476,6 +491,50 @@ TEST_F(ValidationTest, RowsOutOfOrderAreCorruptionAndStopTheRead) {
   EXPECT_TRUE(s.IsCorruption()) << s.ToString();
   EXPECT_FALSE(it->Valid());
 }
+
+#if MEMREP_ROCKSDB_HAS_KEY_VALIDATION
+TEST_F(ValidationTest, RocksDbsCheckOfARowSeesEveryRowHandedOnAndItsFailureStopsTheRead) {
+  ASSERT_NO_FATAL_FAILURE(Make(/*ordered=*/true));
+  std::vector<std::string> checked, seen;
+  const KeyCheck fail_at_c = [&checked](const char* row, bool) {
+    checked.push_back(UserKeyOf(row));
+    return UserKeyOf(row) == "c" ? rdb::Status::Corruption("bad checksum") : rdb::Status::OK();
+  };
+  rdb::Status s = Get("a", &seen, false, fail_at_c);
+  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+  EXPECT_EQ(checked, (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_EQ(seen, (std::vector<std::string>{"a", "b"}));  // c failed before it was handed on
+  // A seek checks the row it lands on; a failure leaves the iterator invalid.
+  std::unique_ptr<rdb::MemTableRep::Iterator> it(adapter_->GetIterator(nullptr));
+  const rdb::LookupKey b("b", kMaxSequenceNumber), c("c", kMaxSequenceNumber);
+  EXPECT_TRUE(SeekChecked(it.get(), b.internal_key(), fail_at_c).ok());
+  EXPECT_TRUE(it->Valid());
+  EXPECT_TRUE(SeekChecked(it.get(), c.internal_key(), fail_at_c).IsCorruption());
+  EXPECT_FALSE(it->Valid());
+}
+#endif  // MEMREP_ROCKSDB_HAS_KEY_VALIDATION
+
+#if MEMREP_ROCKSDB_HAS_REP_MULTIGET
+TEST_F(ValidationTest, MultiGetLooksUpEachMemtableKeyAsGet) {
+  ASSERT_NO_FATAL_FAILURE(Make(/*ordered=*/true));
+  const rdb::LookupKey a("a", kMaxSequenceNumber), c("c", kMaxSequenceNumber);
+  const char* keys[] = {a.memtable_key().data(), c.memtable_key().data()};
+  std::vector<std::string> first, second;
+  void* args[] = {&first, &second};
+  auto one = [](void* arg, const char* row) {  // the newest row at or after the key only
+    static_cast<std::vector<std::string>*>(arg)->push_back(UserKeyOf(row));
+    return false;
+  };
+  ASSERT_TRUE(adapter_->MultiGet(2, keys, args, one, false, false, nullptr).ok());
+  EXPECT_EQ(first, std::vector<std::string>{"a"});
+  EXPECT_EQ(second, std::vector<std::string>{"c"});
+  // The default MultiGet's way in: a seek by memtable key, internal key empty.
+  std::unique_ptr<rdb::MemTableRep::Iterator> it(adapter_->GetIterator(nullptr));
+  it->Seek(rdb::Slice(), keys[1]);
+  ASSERT_TRUE(it->Valid());
+  EXPECT_EQ(UserKeyOf(it->key()), "c");
+}
+#endif  // MEMREP_ROCKSDB_HAS_REP_MULTIGET
 #endif  // MEMREP_ROCKSDB_HAS_VALIDATION
 
 }  // namespace
