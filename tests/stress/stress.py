@@ -4,7 +4,8 @@
 The matrix: the configurations of configs.py x every rep that memrep's
 registry lists (learned from `memrep_bench --list_reps`, so a new rep joins by
 registering) x skip_list, the control. Every run has the memrep plugin
-loaded (LD_PRELOAD), a time limit, and an outcome:
+loaded (LD_PRELOAD; none with --built-in, where db_stress was built with
+memrep inside RocksDB), a time limit, and an outcome:
   PASS   db_stress ended with status 0 and verified its expected state
   FAIL   any other end; its log is kept
   HANG   past the time limit: a backtrace of every thread is saved beside
@@ -37,7 +38,10 @@ def parse_args():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--db_stress", required=True, help="the db_stress binary")
     p.add_argument("--crashtest", required=True, help="the patched tools/db_crashtest.py")
-    p.add_argument("--plugin", required=True, help="libmemrep_rocksdb.so, loaded into every run")
+    p.add_argument("--plugin", help="libmemrep_rocksdb.so, loaded into every run")
+    p.add_argument("--built-in", action="store_true",
+                   help="db_stress has memrep compiled in (RocksDB built with "
+                        "ROCKSDB_PLUGINS=memrep): nothing is preloaded")
     p.add_argument("--memrep_bench", required=True, help="memrep_bench, whose --list_reps names the reps")
     p.add_argument("--out", required=True, help="folder for databases, logs, backtraces and results")
     p.add_argument("--lane", choices=["short", "long"], default="short")
@@ -73,7 +77,10 @@ class Runner:
     def __init__(self, a):
         a.out = os.path.abspath(a.out)  # db_stress and the crash driver run elsewhere too
         self.a = a
-        self.env = dict(os.environ, LD_PRELOAD=os.path.abspath(a.plugin))
+        if (a.plugin is None) == (not a.built_in):
+            sys.exit("stress.py: give --plugin, or --built-in for a db_stress with memrep inside")
+        preload = {} if a.built_in else {"LD_PRELOAD": os.path.abspath(a.plugin)}
+        self.env = dict(os.environ, **preload)
         self.results = []
         os.makedirs(a.out, exist_ok=True)
         # db_crashtest.py runs whatever --stress_cmd names with the flags it
@@ -81,8 +88,9 @@ class Runner:
         # db_stress itself).
         self.wrapper = os.path.join(a.out, "db_stress_with_plugin")
         with open(self.wrapper, "w") as f:
-            f.write("#!/bin/sh\nexec env LD_PRELOAD='%s' '%s' \"$@\"\n"
-                    % (self.env["LD_PRELOAD"], os.path.abspath(a.db_stress)))
+            f.write("#!/bin/sh\nexec env %s'%s' \"$@\"\n"
+                    % ("".join(f"{k}='{v}' " for k, v in preload.items()),
+                       os.path.abspath(a.db_stress)))
         os.chmod(self.wrapper, 0o755)
 
     def dirs(self, run_id):

@@ -16,7 +16,8 @@ import stress  # noqa: E402
 
 
 def args(**kw):
-    base = dict(lane="short", budget=300, configs=None, scale=1.0, timeout=None, control=None)
+    base = dict(lane="short", budget=300, configs=None, scale=1.0, timeout=None, control=None,
+                plugin=None, built_in=False)
     base.update(kw)
     return types.SimpleNamespace(**base)
 
@@ -93,6 +94,19 @@ class OutcomeTest(unittest.TestCase):
         os.environ["FAKE_MODE"] = mode
         self.runner.env["FAKE_MODE"] = mode
         return self.runner.db_stress("memrep.Fake", dict(self.config, **config))
+
+    def test_the_plugin_is_preloaded_unless_built_in(self):
+        with open(self.runner.wrapper) as f:
+            self.assertIn("LD_PRELOAD=", f.read())
+        self.assertIn("LD_PRELOAD", self.runner.env)
+        built_in = stress.Runner(args(db_stress=self.fake, crashtest="unused", built_in=True,
+                                      memrep_bench="unused", out=os.path.join(self.dir, "in")))
+        with open(built_in.wrapper) as f:
+            self.assertNotIn("LD_PRELOAD", f.read())
+        self.assertEqual(built_in.env.get("LD_PRELOAD"), os.environ.get("LD_PRELOAD"))
+        with self.assertRaises(SystemExit):  # neither a plugin nor built in
+            stress.Runner(args(db_stress=self.fake, crashtest="unused", memrep_bench="unused",
+                               out=os.path.join(self.dir, "neither")))
 
     def test_clean_exit_passes_and_leaves_nothing(self):
         r = self.run_fake("pass")
