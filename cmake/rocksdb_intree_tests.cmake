@@ -12,13 +12,8 @@ if(NOT EXISTS "${MEMREP_ROCKSDB_INTREE_LIBRARY}" OR NOT EXISTS "${dir}/include/r
                       "MEMREP_ROCKSDB_INTREE_SOURCE (${dir}) must name a RocksDB build with memrep "
                       "inside and its source tree: bash scripts/rocksdb-intree.sh makes both")
 endif()
-file(STRINGS "${dir}/include/rocksdb/version.h" lines REGEX "^#define ROCKSDB_(MAJOR|MINOR|PATCH) [0-9]+")
-foreach(line ${lines})
-  if(line MATCHES "ROCKSDB_(MAJOR|MINOR|PATCH) ([0-9]+)")
-    set(ROCKSDB_VERSION_${CMAKE_MATCH_1} ${CMAKE_MATCH_2})
-  endif()
-endforeach()
-set(ROCKSDB_VERSION "${ROCKSDB_VERSION_MAJOR}.${ROCKSDB_VERSION_MINOR}.${ROCKSDB_VERSION_PATCH}")
+include(${CMAKE_CURRENT_LIST_DIR}/rocksdb_version.cmake)
+memrep_rocksdb_version("${dir}/include/rocksdb/version.h" ROCKSDB_VERSION)
 set(ROCKSDB_INCLUDE_DIR "${dir}/include")
 separate_arguments(ldflags UNIX_COMMAND "${MEMREP_ROCKSDB_INTREE_LDFLAGS}")
 

@@ -6,13 +6,8 @@
 # tests, benchmarks or install rules (scripts/rocksdb-intree.sh runs those
 # against the finished build).
 set(rocksdb_version_h "${CMAKE_SOURCE_DIR}/include/rocksdb/version.h")
-file(STRINGS "${rocksdb_version_h}" rocksdb_version_lines REGEX "^#define ROCKSDB_(MAJOR|MINOR|PATCH) [0-9]+")
-foreach(line ${rocksdb_version_lines})
-  if(line MATCHES "ROCKSDB_(MAJOR|MINOR|PATCH) ([0-9]+)")
-    set(rocksdb_${CMAKE_MATCH_1} ${CMAKE_MATCH_2})
-  endif()
-endforeach()
-set(rocksdb_version "${rocksdb_MAJOR}.${rocksdb_MINOR}.${rocksdb_PATCH}")
+include(${CMAKE_CURRENT_LIST_DIR}/rocksdb_version.cmake)
+memrep_rocksdb_version("${rocksdb_version_h}" rocksdb_version)
 if(rocksdb_version VERSION_LESS 7.8)
   message(FATAL_ERROR "memrep as a RocksDB plugin needs RocksDB 7.8 or newer; this source tree "
                       "(${rocksdb_version_h}) is RocksDB ${rocksdb_version}")
