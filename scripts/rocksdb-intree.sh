@@ -234,7 +234,7 @@ if [[ $stress == 1 ]]; then
     db_stress=$src/db_stress
   fi
   stress_status=0
-  python3 tests/stress/stress.py --lane short --built-in --db_stress "$db_stress" \
+  python3 tests/stress/stress.py --lane short --built-in --release --db_stress "$db_stress" \
     --crashtest "$src/tools/db_crashtest.py" --memrep_bench "$memrep_bench" \
     --out "$work/stress-$version" || stress_status=$?
   {

@@ -42,6 +42,9 @@ def parse_args():
     p.add_argument("--built-in", action="store_true",
                    help="db_stress has memrep compiled in (RocksDB built with "
                         "ROCKSDB_PLUGINS=memrep): nothing is preloaded")
+    p.add_argument("--release", action="store_true",
+                   help="db_stress was built with NDEBUG (RocksDB's release build), which "
+                        "refuses fault injection on reads: it stays off")
     p.add_argument("--memrep_bench", required=True, help="memrep_bench, whose --list_reps names the reps")
     p.add_argument("--out", required=True, help="folder for databases, logs, backtraces and results")
     p.add_argument("--lane", choices=["short", "long"], default="short")
@@ -147,6 +150,8 @@ class Runner:
         flags["ops_per_thread"] = max(100, int(flags["ops_per_thread"] * self.a.scale))
         flags = dict(dict(db=os.path.join(base, "db"), expected_values_dir=os.path.join(base, "expected")),
                      **flags, memtablerep=rep)
+        if self.a.release:
+            flags["read_fault_one_in"] = 0
         cmd = [os.path.abspath(self.a.db_stress)] + \
               [f"--{k}={v}" for k, v in flags.items() if v is not None]
         timeout = self.a.timeout or config.get("timeout_s", max(120, 4 * config["est_s"]))
@@ -170,6 +175,8 @@ class Runner:
         cmd = [sys.executable, os.path.abspath(self.a.crashtest), config["mode"]] + \
               [f"--{k}={v}" for k, v in flags.items()]
         env = dict(os.environ, TEST_TMPDIR=base)  # the driver's databases go here
+        if self.a.release:
+            env["DEBUG_LEVEL"] = "0"  # db_crashtest.py then draws no fault injection on reads
         # db_crashtest.py's own limit: a round may run past its duration by
         # one db_stress run, and whitebox's FIFO check run verifies through
         # many files slowly (a skip_list round took over 420 s).

@@ -17,7 +17,7 @@ import stress  # noqa: E402
 
 def args(**kw):
     base = dict(lane="short", budget=300, configs=None, scale=1.0, timeout=None, control=None,
-                plugin=None, built_in=False)
+                plugin=None, built_in=False, release=False)
     base.update(kw)
     return types.SimpleNamespace(**base)
 
@@ -75,6 +75,7 @@ class OutcomeTest(unittest.TestCase):
             f.write("#!/bin/sh\n"
                     "case \"$FAKE_MODE\" in\n"
                     "  pass) echo 'Verification successful'; exit 0 ;;\n"
+                    "  args) echo \"$@\"; echo 'Verification successful'; exit 0 ;;\n"
                     "  exit1) echo 'error : inconsistent values'; exit 1 ;;\n"
                     "  printed) echo 'Verification failed :('; exit 0 ;;\n"
                     "  hang) sleep 60 ;;\n"
@@ -107,6 +108,14 @@ class OutcomeTest(unittest.TestCase):
         with self.assertRaises(SystemExit):  # neither a plugin nor built in
             stress.Runner(args(db_stress=self.fake, crashtest="unused", memrep_bench="unused",
                                out=os.path.join(self.dir, "neither")))
+
+    def test_a_release_db_stress_runs_without_fault_injection_on_reads(self):
+        for release, want in ((False, False), (True, True)):
+            self.runner.a.release = release
+            r = self.run_fake("args")
+            self.assertEqual(r["outcome"], "PASS")
+            with open(os.path.join(self.dir, "out", "fake.memrep.Fake.log")) as f:
+                self.assertEqual("--read_fault_one_in=0" in f.read(), want)
 
     def test_clean_exit_passes_and_leaves_nothing(self):
         r = self.run_fake("pass")
