@@ -384,7 +384,8 @@ ROCKSDB_NAMESPACE::Status MemTableRepAdapter::GetChecked(const Slice& internal_k
     const KeyCheck* check_key;
     const char* last = nullptr;
     ROCKSDB_NAMESPACE::Status status;
-  } checked{this, internal_key, arg, callback, allow_data_in_errors, check_order, check_key};
+  } checked{this,        internal_key, arg,     callback, allow_data_in_errors,
+            check_order, check_key,    nullptr, {}};
   GetRows(internal_key, &checked, [](void* p, const char* row) {
     auto& c = *static_cast<Checked*>(p);
     if (c.check_order &&
