@@ -216,6 +216,8 @@ class Runner:
             cmd = [os.path.abspath(self.a.db_stress), f"--db={base}/db", f"--memtablerep={name}",
                    "--ops_per_thread=50", "--threads=1", "--max_key=1000", "--reopen=0",
                    "--column_families=1", "--destroy_db_initially=1"]
+            if self.a.release:
+                cmd.append("--read_fault_one_in=0")
             p = subprocess.run(cmd, capture_output=True, text=True, env=self.env, timeout=120,
                                stdin=subprocess.DEVNULL)
             used = ""
