@@ -369,13 +369,18 @@ def summarize(a, runs):
 
 def found_mismatches(a, runs):
     """Runs of FOUND_CHECKED workloads whose found count differs from the
-    first rep's in the same repeat (same seed), as lines; [] if none."""
+    first rep's in the same repeat (same seed), as lines; [] if none. The
+    ceiling stores nothing, and a prefix rep's seeks stay in their prefix:
+    neither is compared."""
     out = []
     for w in sorted(FOUND_CHECKED & set(a.workloads)):
         for r in range(a.repeats):
             mine = {x["rep"]: x["found"] for x in runs
-                    if x["workload"] == w and x["repeat"] == r and x["rep"] != a.ceiling_rep}
+                    if x["workload"] == w and x["repeat"] == r and x["rep"] != a.ceiling_rep
+                    and x["rep"] not in PREFIX_REPS}
             base = mine.get(a.reps[0])
+            if base is None:  # the first rep is one of those not compared
+                continue
             out += [f"{w} repeat {r + 1}: {rep} found {n}, {a.reps[0]} found {base}"
                     for rep, n in mine.items() if n != base]
     return out
