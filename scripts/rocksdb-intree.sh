@@ -151,6 +151,10 @@ if [[ $build_system == cmake ]]; then
          -DWITH_TESTS=OFF -DFAIL_ON_WARNINGS=$([[ $werror == 1 ]] && echo ON || echo OFF))
   if [[ $compile_only == 1 ]]; then
     flags+=(-DWITH_GFLAGS=OFF -DWITH_TOOLS=OFF -DWITH_BENCHMARK_TOOLS=OFF -DWITH_CORE_TOOLS=OFF)
+  else
+    # The compression libraries RocksDB's make finds by itself (db_stress
+    # uses them; Debian's librocksdb-dev brings their -dev packages).
+    flags+=(-DWITH_SNAPPY=ON -DWITH_LZ4=ON -DWITH_ZLIB=ON -DWITH_ZSTD=ON -DWITH_BZ2=ON)
   fi
   cmake -S "$src" -B "$build" -G Ninja "${flags[@]}" >"$build.configure.log" 2>&1 ||
     { tail -30 "$build.configure.log" >&2; fail "RocksDB's CMake failed (log: $build.configure.log)"; }
