@@ -42,7 +42,7 @@ repo=$PWD
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
 fail() { echo "rocksdb-intree: $*" >&2; exit 1; }
 
-[[ $# -ge 1 ]] || usage
+[[ $# -ge 1 && $1 != -h && $1 != --help ]] || usage
 label=$1
 shift
 source_dir="" build_system=make compile_only=0 stress=1 bench=1 num=1000000 repeats=3 reps=""
