@@ -10,8 +10,8 @@
 // - Preload (memrep's own CMake against an installed RocksDB): the public
 //   headers only forward-declare those classes, so their layouts are
 //   declared here as RocksDB 7.8 has them, checked by rocksdb_plugin_test on
-//   a real database. Only the versions listed in kPreloadVersions' comment
-//   were verified; any other is refused here and at configure time.
+//   a real database. Only 7.8 (Debian 12's 7.8.3) was verified; any other
+//   version is refused here and at configure time.
 //
 // Version differences (each checked against that version's headers):
 // - 9.6 added paranoid memory checks (ColumnFamilyOptions::
@@ -69,8 +69,7 @@ inline ROCKSDB_NAMESPACE::Allocator* AsAllocator(ROCKSDB_NAMESPACE::Arena* arena
 
 #else  // the preload build
 
-// kPreloadVersions: 7.8 (Debian 12's 7.8.3). CMake refuses other versions
-// at configure time with the same advice.
+// CMake refuses other versions at configure time with the same advice.
 static_assert(ROCKSDB_MAJOR == 7 && ROCKSDB_MINOR == 8,
               "memrep's preload plugin declares RocksDB 7.8's memtable Allocator and LookupKey "
               "layouts, and this RocksDB is another version. Build memrep inside RocksDB's "
