@@ -114,6 +114,8 @@ else
     uri=${uri//\'/}
     rm -rf "$work/download" "$src"
     mkdir -p "$work/download"
+    # apt downloads as its own user where it can write.
+    [[ $(id -u) -eq 0 ]] && id _apt >/dev/null 2>&1 && chown _apt "$work/download"
     /usr/lib/apt/apt-helper -qq download-file "$uri" "$work/download/$name" "$hash" >/dev/null ||
       fail "could not download $uri"
     mkdir -p "$src"
