@@ -5,12 +5,14 @@
 # need it too, so that the report's plot test runs rather than skips. clang
 # and clang-format serve the clang and format lanes of scripts/test.sh;
 # dpkg-dev (apt-get source), patch and gdb (backtraces of hangs) the stress
-# lane's db_stress (scripts/stress.sh).
+# lane's db_stress (scripts/stress.sh); libclang-rt-dev the fuzz lane's
+# sanitizer and libFuzzer runtimes (clang only recommends them, and this
+# script installs no recommendations).
 set -euo pipefail
 
 packages=(g++ cmake ninja-build pkg-config librocksdb-dev rocksdb-tools libgtest-dev
           libbenchmark-dev libxxhash-dev python3 python3-matplotlib clang clang-format git
-          dpkg-dev patch xz-utils gdb)
+          dpkg-dev patch xz-utils gdb libclang-rt-dev)
 
 missing=()
 for p in "${packages[@]}"; do
