@@ -202,7 +202,7 @@ ctest --test-dir "$tests" -j "$jobs" -R '^memrep_rocksdb_tests_' --output-on-fai
   echo "# memrep in RocksDB $version's own build ($build_system)"
   echo
   echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC'); memrep commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD || echo ' (with uncommitted changes)')"
-  echo "- machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) before db_bench"
+  echo "- machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) after the tests"
   echo "- memrep_rocksdb_tests: $(grep -E 'tests passed|tests failed' "$work/tests-$version.log" | tail -1)"
 } >"$results"
 
@@ -258,11 +258,12 @@ if [[ $bench == 1 ]]; then
     reps=$("$memrep_bench" --list_reps |
       python3 -c 'import json, sys; print(",".join(r["canonical_name"] for r in json.load(sys.stdin)["reps"] if r["memrep"]))')
   fi
+  load_before=$(cut -d' ' -f1-3 /proc/loadavg)
   python3 bench/db_bench_compare.py --db-bench "$db_bench" --built-in --memrep-bench "$memrep_bench" \
     --reps "skip_list,$reps" --workloads fillrandom,readrandom,seekrandom \
     --num "$num" --reads "$num" --repeats "$repeats" | tee "$work/db_bench-$version.md"
   {
-    echo "- db_bench ($db_bench), load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+    echo "- db_bench ($db_bench), load average $load_before before, $(cut -d' ' -f1-3 /proc/loadavg) after"
     echo
     cat "$work/db_bench-$version.md"
   } >>"$results"
