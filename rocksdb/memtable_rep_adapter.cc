@@ -70,9 +70,7 @@ class MemTableRepAdapter::MergedIterator final : public ROCKSDB_NAMESPACE::MemTa
   MergedIterator(const MemTableRepAdapter& owner, std::unique_ptr<RepIterator> rep)
       : owner_(owner), rep_(std::move(rep)) {}
 
-  bool Valid() const override {
-    return !disordered_ && (merged() ? current_ != kNone : rep_->Valid());
-  }
+  bool Valid() const override { return !failed_ && (merged() ? current_ != kNone : rep_->Valid()); }
   const char* key() const override {
     return merged() && current_ == kExtra ? extra_[static_cast<size_t>(pos_)] : rep_->row();
   }
@@ -219,7 +217,7 @@ class MemTableRepAdapter::MergedIterator final : public ROCKSDB_NAMESPACE::MemTa
   }
   // `s`, after making the iterator invalid if it is not OK.
   ROCKSDB_NAMESPACE::Status Fail(ROCKSDB_NAMESPACE::Status s) {
-    if (!s.ok()) disordered_ = true;
+    if (!s.ok()) failed_ = true;
     return s;
   }
 
@@ -230,7 +228,7 @@ class MemTableRepAdapter::MergedIterator final : public ROCKSDB_NAMESPACE::MemTa
   }
   bool merged() const { return !extra_.empty(); }
   void Refresh() {
-    disordered_ = false;
+    failed_ = false;
     OverflowRows* overflow = owner_.OverflowIfUsed();
     if (overflow != nullptr && overflow->count() != extra_.size()) {
       try {
@@ -273,7 +271,7 @@ class MemTableRepAdapter::MergedIterator final : public ROCKSDB_NAMESPACE::MemTa
   ptrdiff_t pos_ = -1;
   Source current_ = kNone;
   bool forward_ = true;
-  bool disordered_ = false;  // a checked step failed: invalid until repositioned
+  bool failed_ = false;  // a checked step failed: invalid until repositioned
 };
 
 MemTableRepAdapter::MemTableRepAdapter(const ROCKSDB_NAMESPACE::MemTableRep::KeyComparator& cmp,
