@@ -1,5 +1,6 @@
 // memrep's own reps: a rep joins both faces, the conformance suite and the
 // benchmarks with one line here.
+#include "columnar/registration.h"
 #include "registry/registry.h"
 #include "sorted_hash/registration.h"
 #include "trie/registration.h"
@@ -12,6 +13,7 @@ const std::vector<const Registration*>& BuiltinReps() {
       &sorted_hash::RepRegistration(),
       &vector::RepRegistration(),
       &trie::RepRegistration(),
+      &columnar::RepRegistration(),
   };
   return reps;
 }

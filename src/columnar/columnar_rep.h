@@ -1,0 +1,134 @@
+// ColumnarRep: the columnar memtable representation.
+//
+//   insert ──► writer region (one per thread slot): its active block of
+//              columns and its byte chunk (append; no lock, no shared line)
+//         └──► ColumnIndex: user key → newest version (one bucket probe)
+//   Get ◄───── ColumnIndex, then the version chain (sequence descending)
+//   full block ─► sealed in O(1) ─► strand: radix sort ─► sorted blocks,
+//                                    merged to at most max_sorted_blocks
+//   iterators ◄── sorted blocks + the pending entries, sorted once per change
+//
+// In the RocksDB face, rows are written by RocksDB into the writer region's
+// byte chunk (behind a 4-byte header naming the entry reserved for them) and
+// the columns point into them; in the standalone face the chunk holds the key
+// bytes followed by the value bytes, and there are no rows.
+//
+// Thread safety: as Rep (memrep/rep.h). A writer holds its region (an
+// uncontended flag on the region's own cache line) while it reserves an entry
+// and copies bytes; the index insert is lock-free. Readers take no lock for
+// Get; an iterator takes BlockSets' mutexes briefly to take a view.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <memory>
+
+#include "columnar/block_set.h"
+#include "columnar/column_index.h"
+#include "columnar/columns.h"
+#include "concurrency/thread_slot.h"
+#include "format/key_order.h"
+#include "memrep/columnar.h"
+#include "memrep/rep.h"
+
+namespace memrep::columnar {
+
+// The sizes a rep of these options uses for a memtable of write_buffer_size
+// bytes: entries per block and index buckets (powers of two).
+uint32_t EffectiveBlockSize(const ColumnarOptions& options, uint64_t write_buffer_size);
+uint64_t EffectiveBucketCount(const ColumnarOptions& options, uint64_t write_buffer_size);
+
+class ColumnarRep final : public Rep {
+ public:
+  // REQUIRES: options.Validate().ok(), context.allocator != nullptr.
+  static Status Make(const ColumnarOptions& options, const RepContext& context,
+                     std::unique_ptr<Rep>* out);
+  ~ColumnarRep() override;
+
+  // Rows (the RocksDB face).
+  Status Allocate(size_t len, KeyHandle* handle, char** row) override;
+  bool Insert(KeyHandle handle) override { return InsertRow(handle); }
+  bool InsertConcurrently(KeyHandle handle) override { return InsertRow(handle); }
+  void GetRows(std::string_view internal_key, void* arg, RowCallback callback) const override;
+  bool Contains(std::string_view internal_key) const override;
+  Status RandomSample(size_t target, uint64_t seed, std::vector<const char*>* out) const override;
+
+  // Views (the standalone face).
+  Status Add(const EntryView& entry, bool concurrent) override;
+  // One region claim for the whole batch; index probes pipelined with prefetches.
+  Status AddBatch(std::span<const EntryView> entries, bool concurrent) override;
+  void Get(std::string_view internal_key, void* arg, EntryCallback callback) const override;
+  void MultiGet(std::span<const std::string_view> internal_keys, void* arg,
+                MultiEntryCallback callback) const override;
+
+  std::unique_ptr<RepIterator> NewIterator() const override;
+  void Freeze() override { sets_->Freeze(); }
+  bool frozen() const override { return sets_->frozen(); }
+  size_t MemoryUsage() const override;
+  bool NearlyFull() const override;
+  uint64_t NumEntries() const override;
+  uint64_t ApproximateNumEntries(std::string_view start, std::string_view end) const override;
+
+  // For tests and benchmarks.
+  size_t NumSortedBlocks() const { return sets_->NumSorted(); }
+  size_t SortedBytes() const { return sets_->SortedBytes(); }
+  uint64_t BackgroundNanos() const { return sets_->BackgroundNanos(); }
+  uint32_t block_size() const { return table_.capacity(); }
+  uint64_t OverflowBuckets() const { return index_.overflow_buckets(); }
+
+  // MemoryUsage charges this many bytes per entry in advance for the sorted
+  // blocks and a merge's second copy, so that it never grows after Freeze.
+  static constexpr size_t kChargedSortBytesPerEntry = 2 * SortedBlock::kMaxBytesPerEntry;
+
+ private:
+  struct alignas(concurrency::kCacheLine) Region {
+    std::atomic<bool> busy{false};
+    Block* block = nullptr;  // the active block; only the holder touches it
+    char* bytes = nullptr;   // the byte chunk's free space
+    size_t left = 0;
+    std::atomic<uint64_t> count{0};  // entries stored by threads of this slot
+  };
+  class RegionLock;
+
+  ColumnarRep(const ColumnarOptions& options, const RepContext& context,
+              uint64_t write_buffer_size);
+  Region& Claim();
+  // Room for `n` bytes in the region's chunk, or nullptr.
+  char* TakeBytes(Region& region, size_t n);
+  // The next entry of the region's block (a new block when full); sets *ref.
+  Status Reserve(Region& region, EntryRef* ref, Block** block);
+  Status TableFull() const;
+  // Block numbers handed out, plus one (numbers start at 1).
+  uint32_t UsedBlocks() const {
+    return std::min(next_block_.load(std::memory_order_relaxed), table_.mapped_blocks());
+  }
+  // Fills entry `ref` of `block` (a key at `key` in memory that stays) and
+  // links it; stores its state. false: a duplicate (or no memory for an
+  // overflow bucket, *s says which).
+  bool Store(Block* block, EntryRef ref, const char* key, uint32_t key_len, uint64_t tag,
+             uint32_t value_len, uint64_t hash, Status* s);
+  bool InsertRow(KeyHandle handle);
+  // Calls fn(ref) on the versions of the lookup key's user key at and after
+  // it (sequence <= the key's), newest first, until fn returns false.
+  template <typename Fn>
+  void ForVersions(std::string_view internal_key, uint64_t hash, Fn&& fn) const;
+  void CountEntry() {
+    regions_[concurrency::ThreadSlot() % shards_].count.fetch_add(1, std::memory_order_relaxed);
+  }
+
+  const format::KeyOrder order_;
+  Allocator* const allocator_;
+  const bool rows_;
+  const uint32_t shards_;
+  const size_t chunk_bytes_;
+  BlockTable table_;
+  ColumnIndex index_;
+  std::unique_ptr<Region[]> regions_;
+  // Block numbers handed out (from 1). relaxed: a counter; the block table
+  // publishes blocks.
+  std::atomic<uint32_t> next_block_{1};
+  std::shared_ptr<BlockSets> sets_;  // shared with background tasks
+};
+
+}  // namespace memrep::columnar

@@ -1,0 +1,81 @@
+#include "columnar/registration.h"
+
+#include "columnar/columnar_rep.h"
+#include "memrep/columnar.h"
+
+namespace memrep {
+
+namespace columnar {
+
+const registry::OptionTable& OptionTableOf() {
+  using O = ColumnarOptions;
+  static const registry::OptionTable table =
+      registry::OptionTable::For<O>(O::kName)
+          .Count("shards", &O::shards, 1, O::kMaxShards,
+                 "writer regions: each holds an active block and a byte chunk, and a writer "
+                 "thread appends to its own")
+          .Count("block_size", &O::block_size, O::kMinBlockSize, O::kMaxBlockSize,
+                 "entries per block (rounded down to a power of two); auto: from "
+                 "write_buffer_size, 256..4096",
+                 /*allows_auto=*/true)
+          .Count("bucket_count", &O::bucket_count, 1, O::kMaxBucketCount,
+                 "index buckets of 64 bytes (seven slots each; rounded up to a power of two); "
+                 "auto: one per 512 bytes of write_buffer_size",
+                 /*allows_auto=*/true)
+          .Bytes("write_buffer_size", &O::write_buffer_size, O::kMinWriteBufferSize,
+                 O::kMaxWriteBufferSize,
+                 "the memtable size the rep is sized for; auto: the one the memtable is "
+                 "expected to reach, else 64 MiB",
+                 /*allows_auto=*/true)
+          .Count("max_sorted_blocks", &O::max_sorted_blocks, 1, O::kMaxSortedBlocks,
+                 "sorted blocks kept at most while writes continue; more are merged");
+  return table;
+}
+
+namespace {
+
+Status Make(const registry::AnyOptions& options, const RepContext& context,
+            std::unique_ptr<Rep>* out) {
+  return ColumnarRep::Make(options.As<ColumnarOptions>(), context, out);
+}
+
+}  // namespace
+
+const registry::Registration& RepRegistration() {
+  static const registry::Registration registration = [] {
+    registry::Registration r;
+    r.name = ColumnarOptions::kName;
+    r.aliases = {"columnar"};
+    r.summary =
+        "write-optimised: each writer appends to its own block of columns, a fingerprinted "
+        "hash index answers point reads, full blocks are radix-sorted in the background";
+    r.traits.concurrent_insert = true;
+    r.traits.duplicates = RepTraits::Duplicates::kAll;
+    r.traits.comparators = RepTraits::Comparators::kBytewise;
+    r.traits.point_read_while_mutable = RepTraits::Cost::kConstant;
+    r.traits.new_iterator_while_mutable = RepTraits::Cost::kConstant;
+    r.traits.max_memtable_bytes = ColumnarOptions::kMaxWriteBufferSize;
+    r.options = &OptionTableOf();
+    r.positional_option = "block_size";
+    r.conformance_options = {
+        // Tiny blocks and few sorted blocks: sealing, background sorts and
+        // merges on every few inserts; one region shared by every writer.
+        "block_size=16;max_sorted_blocks=2;shards=1;bucket_count=2",
+        // Many regions, one bucket: every key in one overflow chain.
+        "block_size=32;shards=64;bucket_count=1",
+    };
+    r.make = Make;
+    return r;
+  }();
+  return registration;
+}
+
+}  // namespace columnar
+
+Status ColumnarOptions::Validate() const { return columnar::OptionTableOf().Validate(this); }
+
+std::string ColumnarOptions::Spec() const {
+  return std::string("id=") + kName + ";" + columnar::OptionTableOf().ToString(this);
+}
+
+}  // namespace memrep

@@ -1,0 +1,117 @@
+#include "columnar/sorted_block.h"
+
+#include <algorithm>
+#include <array>
+
+namespace memrep::columnar {
+
+namespace {
+
+// Below this many items a comparison sort beats eight counting passes.
+constexpr size_t kRadixMin = 256;
+
+void SortTies(const BlockTable& table, const format::KeyOrder& order, SortItem* first,
+              SortItem* last) {
+  std::sort(first, last, [&](const SortItem& a, const SortItem& b) {
+    return CompareEntries(table, order, a.ref, a.prefix, b.ref, b.prefix) < 0;
+  });
+}
+
+}  // namespace
+
+void SortItems(const BlockTable& table, const format::KeyOrder& order,
+               std::vector<SortItem>* items) {
+  std::vector<SortItem>& v = *items;
+  const size_t n = v.size();
+  if (n < kRadixMin) {
+    SortTies(table, order, v.data(), v.data() + n);
+    return;
+  }
+  // Least significant byte first; each pass is stable, so after the last
+  // (most significant) pass the items are in prefix order.
+  std::vector<SortItem> buffer(n);
+  SortItem* from = v.data();
+  SortItem* to = buffer.data();
+  for (int byte = 0; byte < 8; ++byte) {
+    const int shift = byte * 8;
+    std::array<size_t, 256> count{};
+    for (size_t i = 0; i < n; ++i) ++count[(from[i].prefix >> shift) & 0xff];
+    // Every prefix has the same byte here: the pass would not move anything.
+    if (count[(from[0].prefix >> shift) & 0xff] == n) continue;
+    size_t sum = 0;
+    for (size_t& c : count) {
+      const size_t here = c;
+      c = sum;
+      sum += here;
+    }
+    for (size_t i = 0; i < n; ++i) to[count[(from[i].prefix >> shift) & 0xff]++] = from[i];
+    std::swap(from, to);
+  }
+  if (from != v.data()) std::copy(from, from + n, v.data());
+  // Equal prefixes: order by the whole key, then sequence.
+  for (size_t i = 0; i < n;) {
+    size_t j = i + 1;
+    while (j < n && v[j].prefix == v[i].prefix) ++j;
+    if (j - i > 1) SortTies(table, order, v.data() + i, v.data() + j);
+    i = j;
+  }
+}
+
+SortedBlock::SortedBlock(const std::vector<SortItem>& sorted) {
+  refs_.reserve(sorted.size());
+  fences_.reserve((sorted.size() + kFenceStride - 1) / kFenceStride);
+  for (const SortItem& item : sorted) Add(item.ref, item.prefix);
+}
+
+std::shared_ptr<const SortedBlock> SortedBlock::Merge(const BlockTable& table,
+                                                      const format::KeyOrder& order,
+                                                      const SortedBlock& a, const SortedBlock& b,
+                                                      const std::atomic<bool>* cancel) {
+  std::shared_ptr<SortedBlock> out(new SortedBlock());
+  const size_t n = a.size() + b.size();
+  out->refs_.reserve(n);
+  out->fences_.reserve((n + kFenceStride - 1) / kFenceStride);
+  size_t i = 0, j = 0;
+  uint64_t pa = i < a.size() ? table.PrefixOf(a.refs_[0]) : 0;
+  uint64_t pb = j < b.size() ? table.PrefixOf(b.refs_[0]) : 0;
+  size_t until_check = kCancelCheck;
+  while (i < a.size() && j < b.size()) {
+    if (--until_check == 0) {
+      until_check = kCancelCheck;
+      if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) return nullptr;
+    }
+    if (CompareEntries(table, order, a.refs_[i], pa, b.refs_[j], pb) < 0) {
+      out->Add(a.refs_[i], pa);
+      if (++i < a.size()) pa = table.PrefixOf(a.refs_[i]);
+    } else {
+      out->Add(b.refs_[j], pb);
+      if (++j < b.size()) pb = table.PrefixOf(b.refs_[j]);
+    }
+  }
+  for (; i < a.size(); ++i) out->Add(a.refs_[i], table.PrefixOf(a.refs_[i]));
+  for (; j < b.size(); ++j) out->Add(b.refs_[j], table.PrefixOf(b.refs_[j]));
+  return out;
+}
+
+size_t SortedBlock::Bound(const BlockTable& table, const format::KeyOrder& order,
+                          const Target& target, bool upper) const {
+  // Fences are the prefixes of entries 0, 16, 32, ...: every entry before
+  // the last fence below the target's prefix is smaller than the target, and
+  // the first fence above it is larger.
+  const auto below = std::lower_bound(fences_.begin(), fences_.end(), target.prefix);
+  const auto above = std::upper_bound(below, fences_.end(), target.prefix);
+  size_t lo = below == fences_.begin() ? 0 : (below - fences_.begin() - 1) * kFenceStride;
+  size_t hi = std::min(refs_.size(), size_t(above - fences_.begin()) * kFenceStride);
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    const int c = CompareToTarget(table, order, refs_[mid], target);
+    if (c < 0 || (upper && c == 0)) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
+}  // namespace memrep::columnar
