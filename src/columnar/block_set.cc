@@ -93,8 +93,7 @@ void BlockSets::Publish(const std::vector<const SortedBlock*>& removed_sorted,
   }
   for (auto& sorted : added) next->sorted.push_back(std::move(sorted));
   for (Block* block : current_->pending) {
-    if (std::find(removed_pending.begin(), removed_pending.end(), block) ==
-        removed_pending.end()) {
+    if (std::find(removed_pending.begin(), removed_pending.end(), block) == removed_pending.end()) {
       next->pending.push_back(block);
     }
   }
@@ -198,8 +197,7 @@ bool BlockSets::Work() {
     });
     const SortedBlock& a = *set->sorted[order[0]];
     const SortedBlock& b = *set->sorted[order[1]];
-    std::shared_ptr<const SortedBlock> merged =
-        SortedBlock::Merge(table_, order_, a, b, &cancel_);
+    std::shared_ptr<const SortedBlock> merged = SortedBlock::Merge(table_, order_, a, b, &cancel_);
     if (merged == nullptr) return false;  // cancelled
     Publish({&a, &b}, {}, {std::move(merged)});
   }

@@ -171,8 +171,8 @@ Status ColumnarRep::Reserve(Region& region, EntryRef* ref, Block** out) {
   return Status::OK();
 }
 
-bool ColumnarRep::Store(Block* block, EntryRef ref, const char* key, uint32_t key_len,
-                        uint64_t tag, uint32_t value_len, uint64_t hash, Status* s) {
+bool ColumnarRep::Store(Block* block, EntryRef ref, const char* key, uint32_t key_len, uint64_t tag,
+                        uint32_t value_len, uint64_t hash, Status* s) {
   const uint32_t i = table_.IndexOf(ref);
   Meta& meta = block->meta[i];
   meta.key = key;
@@ -242,10 +242,9 @@ void ColumnarRep::ForVersions(std::string_view internal_key, uint64_t hash, Fn&&
 }
 
 void ColumnarRep::GetRows(std::string_view internal_key, void* arg, RowCallback callback) const {
-  ForVersions(internal_key, util::Hash(internal_key.substr(0, internal_key.size() - 8)),
-              [&](EntryRef ref) {
-                return callback(arg, table_.BlockOf(ref)->row(table_.IndexOf(ref)));
-              });
+  ForVersions(
+      internal_key, util::Hash(internal_key.substr(0, internal_key.size() - 8)),
+      [&](EntryRef ref) { return callback(arg, table_.BlockOf(ref)->row(table_.IndexOf(ref))); });
 }
 
 bool ColumnarRep::Contains(std::string_view internal_key) const {
@@ -284,8 +283,7 @@ Status ColumnarRep::RandomSample(size_t target, uint64_t seed,
     // Distinct entries drawn at random: a block, then an index in it.
     std::mt19937_64 rng(seed);
     std::unordered_set<EntryRef> chosen;
-    for (uint64_t attempt = 0; chosen.size() < target && attempt < 64 * target + 1024;
-         ++attempt) {
+    for (uint64_t attempt = 0; chosen.size() < target && attempt < 64 * target + 1024; ++attempt) {
       const uint32_t number = 1 + uint32_t(rng() % std::max<uint32_t>(1, blocks - 1));
       const Block* block = number < blocks ? table_.Get(number) : nullptr;
       if (block == nullptr) continue;
@@ -399,9 +397,7 @@ size_t ColumnarRep::MemoryUsage() const {
          NumEntries() * kChargedSortBytesPerEntry;
 }
 
-bool ColumnarRep::NearlyFull() const {
-  return UsedBlocks() > table_.mapped_blocks() / 4 * 3;
-}
+bool ColumnarRep::NearlyFull() const { return UsedBlocks() > table_.mapped_blocks() / 4 * 3; }
 
 uint64_t ColumnarRep::ApproximateNumEntries(std::string_view start, std::string_view end) const {
   try {

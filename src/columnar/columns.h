@@ -125,7 +125,9 @@ class BlockTable {
  public:
   // shift: log2 of every block's capacity.
   explicit BlockTable(int shift)
-      : shift_(shift), mask_((uint32_t{1} << shift) - 1), max_blocks_(uint32_t(1) << (32 - shift)) {}
+      : shift_(shift),
+        mask_((uint32_t{1} << shift) - 1),
+        max_blocks_(uint32_t(1) << (32 - shift)) {}
   ~BlockTable() {
     if (blocks_ != nullptr) ::munmap(blocks_, bytes());
   }

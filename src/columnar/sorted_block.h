@@ -61,7 +61,8 @@ inline int CompareToTarget(const BlockTable& table, const format::KeyOrder& orde
 }
 
 // Sorts distinct entries' items in place (radix on the prefix, then ties).
-void SortItems(const BlockTable& table, const format::KeyOrder& order, std::vector<SortItem>* items);
+void SortItems(const BlockTable& table, const format::KeyOrder& order,
+               std::vector<SortItem>* items);
 
 class SortedBlock {
  public:

@@ -1,0 +1,207 @@
+// Behaviour particular to the columnar rep: its radix sort, its background
+// sorting and merging, its index's overflow buckets and its sizing. What
+// every rep does is in rep_conformance_test.cc, which runs it too.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <map>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "columnar/columnar_rep.h"
+#include "concurrency/background_pool.h"
+#include "format/key_order.h"
+#include "memory/sharded_arena.h"
+#include "test_util.h"
+
+namespace memrep::columnar {
+namespace {
+
+using testing::NumberKey;
+
+std::unique_ptr<ColumnarRep> Make(const ColumnarOptions& options, memory::Arena* arena,
+                                  const UserKeyComparator* comparator = nullptr) {
+  RepContext context;
+  context.allocator = arena;
+  context.comparator = comparator;
+  std::unique_ptr<Rep> rep;
+  Status s = ColumnarRep::Make(options, context, &rep);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  return std::unique_ptr<ColumnarRep>(static_cast<ColumnarRep*>(rep.release()));
+}
+
+template <typename Pred>
+bool WaitFor(Pred pred) {
+  for (int i = 0; i < 2000 && !pred(); ++i) {
+    concurrency::BackgroundPool::Shared().Drain();
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  return pred();
+}
+
+// Every entry of the rep, in iteration order, as "key@seq".
+std::vector<std::string> Scan(const Rep& rep) {
+  std::vector<std::string> out;
+  auto it = rep.NewIterator();
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    const EntryView e = it->entry();
+    out.push_back(std::string(e.user_key) + "@" + std::to_string(e.sequence()));
+  }
+  EXPECT_TRUE(it->status().ok());
+  return out;
+}
+
+// Keys whose first 8 bytes often tie (a few shared prefixes, then random
+// bytes), several versions each, in random order: the radix passes and the
+// tie-breaking comparison sort both have work.
+struct Workload {
+  std::vector<std::pair<std::string, SequenceNumber>> records;
+  explicit Workload(size_t n, uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    const std::vector<std::string> prefixes = {"", "user", "user0000", "user00001234", "z"};
+    for (size_t i = 0; i < n; ++i) {
+      std::string key = prefixes[rng() % prefixes.size()];
+      const size_t tail = rng() % 6;
+      for (size_t j = 0; j < tail; ++j) key.push_back(static_cast<char>('a' + rng() % 3));
+      records.emplace_back(std::move(key), SequenceNumber{i + 1});
+    }
+  }
+};
+
+void ExpectSortedLikeTheModel(const UserKeyComparator* comparator) {
+  memory::Arena arena;
+  ColumnarOptions o;
+  o.block_size = 1024;  // radix sorts (256 entries and up)
+  o.max_sorted_blocks = 2;
+  auto rep = Make(o, &arena, comparator);
+  const format::KeyOrder order(comparator);
+  Workload w(20000, 7);
+  auto less = [&](const std::pair<std::string, SequenceNumber>& a,
+                  const std::pair<std::string, SequenceNumber>& b) {
+    const int c = order.CompareUserKeys(a.first, b.first);
+    return c != 0 ? c < 0 : a.second > b.second;
+  };
+  std::vector<std::pair<std::string, SequenceNumber>> model = w.records;
+  std::sort(model.begin(), model.end(), less);
+  std::vector<std::string> expected;
+  for (const auto& [k, s] : model) expected.push_back(k + "@" + std::to_string(s));
+  for (const auto& [k, s] : w.records) {
+    ASSERT_TRUE(rep->Add(EntryView::Of(k, s, ValueType::kValue, "v"), false).ok());
+  }
+  // While writes go on (sorted blocks, merges, a tail of the newest), then frozen (one block).
+  EXPECT_EQ(Scan(*rep), expected);
+  rep->Freeze();
+  ASSERT_TRUE(WaitFor([&] { return rep->NumSortedBlocks() == 1; }));
+  EXPECT_EQ(Scan(*rep), expected);
+}
+
+TEST(Columnar, RadixSortedBlocksMatchAComparisonSortBytewise) { ExpectSortedLikeTheModel(nullptr); }
+
+TEST(Columnar, RadixSortedBlocksMatchAComparisonSortReverse) {
+  ExpectSortedLikeTheModel(ReverseBytewiseComparator());
+}
+
+TEST(Columnar, SortedBlocksStayBoundedWhileWritesContinueAndBecomeOneWhenFrozen) {
+  memory::Arena arena;
+  ColumnarOptions o;
+  o.block_size = 256;
+  o.max_sorted_blocks = 3;
+  auto rep = Make(o, &arena);
+  for (int i = 0; i < 50000; ++i) {
+    ASSERT_TRUE(
+        rep->Add(EntryView::Of(NumberKey(uint64_t(i) * 7919 % 50000), 1, ValueType::kValue, "v"),
+                 false)
+            .ok());
+  }
+  // Every full block is sorted and merged down to the bound; only the
+  // active block stays pending.
+  ASSERT_TRUE(WaitFor([&] { return rep->NumSortedBlocks() <= 3 && rep->BackgroundNanos() > 0; }));
+  EXPECT_GE(rep->SortedBytes(), 4 * size_t{49000});
+  const size_t at_freeze = rep->MemoryUsage();
+  rep->Freeze();
+  ASSERT_TRUE(WaitFor([&] { return rep->NumSortedBlocks() == 1; }));
+  EXPECT_LE(rep->MemoryUsage(), at_freeze);
+  EXPECT_EQ(Scan(*rep).size(), 50000u);
+}
+
+TEST(Columnar, OneBucketOverflowsAndStillFindsEveryVersion) {
+  memory::Arena arena;
+  ColumnarOptions o;
+  o.bucket_count = 1;
+  auto rep = Make(o, &arena);
+  for (int i = 0; i < 3000; ++i) {
+    for (SequenceNumber s = 1; s <= 2; ++s) {
+      ASSERT_TRUE(
+          rep->Add(EntryView::Of(NumberKey(i), s, ValueType::kValue, std::to_string(s)), false)
+              .ok());
+    }
+  }
+  EXPECT_GE(rep->OverflowBuckets(), 3000u / ColumnIndex::kSlots - 1);
+  for (int i = 0; i < 3000; ++i) {
+    std::string lookup;
+    AppendInternalKey(&lookup, NumberKey(i), 1, static_cast<uint8_t>(ValueType::kForSeek));
+    std::vector<std::string> seen;
+    rep->Get(lookup, &seen, [](void* arg, const EntryView& e) {
+      static_cast<std::vector<std::string>*>(arg)->push_back(std::string(e.value));
+      return true;
+    });
+    ASSERT_EQ(seen, std::vector<std::string>{"1"}) << i;  // snapshot 1: the older version only
+  }
+}
+
+TEST(Columnar, SizesFollowTheWriteBuffer) {
+  ColumnarOptions o;
+  EXPECT_EQ(EffectiveBlockSize(o, uint64_t{64} << 10), 256u);
+  EXPECT_EQ(EffectiveBlockSize(o, uint64_t{1} << 20), 512u);
+  EXPECT_EQ(EffectiveBlockSize(o, uint64_t{64} << 20), 4096u);
+  EXPECT_EQ(EffectiveBucketCount(o, uint64_t{64} << 20), (uint64_t{64} << 20) / 512);
+  EXPECT_EQ(EffectiveBucketCount(o, 4096), ColumnarOptions::kMinAutoBuckets);
+  o.block_size = 1000;  // rounded down
+  EXPECT_EQ(EffectiveBlockSize(o, uint64_t{64} << 20), 512u);
+  o.bucket_count = 1000;  // rounded up
+  EXPECT_EQ(EffectiveBucketCount(o, uint64_t{64} << 20), 1024u);
+}
+
+TEST(Columnar, OptionsOutOfRangeAreRefusedWithTheirRange) {
+  ColumnarOptions o;
+  o.shards = 0;
+  Status s = o.Validate();
+  EXPECT_TRUE(s.IsInvalidArgument());
+  EXPECT_NE(s.ToString().find("shards"), std::string::npos) << s.ToString();
+  o.shards = 4;
+  o.block_size = 8;
+  s = o.Validate();
+  EXPECT_TRUE(s.IsInvalidArgument());
+  EXPECT_NE(s.ToString().find("block_size"), std::string::npos) << s.ToString();
+  o.block_size = 0;
+  EXPECT_TRUE(o.Validate().ok());
+  EXPECT_NE(o.Spec().find("id=memrep.Columnar;"), std::string::npos) << o.Spec();
+}
+
+// A rep destroyed right after Freeze, while its final sort and merges are
+// queued or running: the destructor cancels them and waits for the running
+// one, so once it returns nothing reads the rep's blocks. The arena is freed
+// at once: a task that still read a block would be a use after free, which
+// the ASan lane reports (and a hang, the ctest timeout).
+TEST(Columnar, DestroyingARepDuringItsFinalMergeLeavesNothingRunning) {
+  auto arena = std::make_unique<memory::Arena>();
+  ColumnarOptions o;
+  o.block_size = 256;
+  o.max_sorted_blocks = 64;
+  auto rep = Make(o, arena.get());
+  for (int i = 0; i < 200000; ++i) {
+    ASSERT_TRUE(
+        rep->Add(EntryView::Of(NumberKey(uint64_t(i) * 7919 % 200000), 1, ValueType::kValue, ""),
+                 false)
+            .ok());
+  }
+  rep->Freeze();
+  rep.reset();
+  arena.reset();
+  concurrency::BackgroundPool::Shared().Drain();  // queued tasks run, and return at once
+}
+
+}  // namespace
+}  // namespace memrep::columnar
