@@ -60,8 +60,7 @@ class BlockSets : public std::enable_shared_from_this<BlockSets> {
   bool frozen() const { return frozen_.load(std::memory_order_acquire); }
   void Close() EXCLUDES(task_mu_);
 
-  // For tests and benchmarks: sorted blocks now, their bytes, merges stopped by Close.
-  size_t NumSorted() const { return Current()->sorted.size(); }
+  // For tests and benchmarks: the bytes of the sorted blocks now.
   size_t SortedBytes() const;
   // CPU time the background tasks took, in nanoseconds.
   uint64_t BackgroundNanos() const { return background_nanos_.load(std::memory_order_relaxed); }

@@ -171,8 +171,9 @@ Status ColumnarRep::Reserve(Region& region, EntryRef* ref, Block** out) {
   return Status::OK();
 }
 
-bool ColumnarRep::Store(Block* block, EntryRef ref, const char* key, uint32_t key_len, uint64_t tag,
-                        uint32_t value_len, uint64_t hash, Status* s) {
+bool ColumnarRep::Store(Region* region, Block* block, EntryRef ref, const char* key,
+                        uint32_t key_len, uint64_t tag, uint32_t value_len, uint64_t hash,
+                        Status* s) {
   const uint32_t i = table_.IndexOf(ref);
   Meta& meta = block->meta[i];
   meta.key = key;
@@ -182,8 +183,8 @@ bool ColumnarRep::Store(Block* block, EntryRef ref, const char* key, uint32_t ke
   block->prefix[i] = order_.Prefix(std::string_view(key, key_len));
   switch (index_.Insert(order_, ref, hash)) {
     case ColumnIndex::Result::kLinked:
-      block->Resolve(i, Meta::kReady);
-      CountEntry();
+      block->Resolve(i, Meta::kReady, region != nullptr);
+      CountEntry(region);
       return true;
     case ColumnIndex::Result::kDuplicate:
       *s = format::DuplicateRecordStatus(TagSequence(tag));
@@ -192,7 +193,7 @@ bool ColumnarRep::Store(Block* block, EntryRef ref, const char* key, uint32_t ke
       *s = Status::OutOfMemory("could not allocate an overflow bucket of the columnar index");
       break;
   }
-  block->Resolve(i, Meta::kRefused);
+  block->Resolve(i, Meta::kRefused, region != nullptr);
   return false;
 }
 
@@ -226,7 +227,7 @@ bool ColumnarRep::InsertRow(KeyHandle handle) {
   uint32_t value_len;
   format::DecodeVarint32(key + internal_key_len, &value_len);
   Status ignored;
-  return Store(table_.BlockOf(ref), ref, key, key_len, tag, value_len,
+  return Store(nullptr, table_.BlockOf(ref), ref, key, key_len, tag, value_len,
                util::Hash(std::string_view(key, key_len)), &ignored);
 }
 
@@ -340,7 +341,7 @@ Status ColumnarRep::AddBatch(std::span<const EntryView> entries, bool /*concurre
       EntryRef ref;
       Block* block;
       s = Reserve(region, &ref, &block);
-      if (s.ok() && Store(block, ref, bytes, uint32_t(e.user_key.size()), e.tag,
+      if (s.ok() && Store(&region, block, ref, bytes, uint32_t(e.user_key.size()), e.tag,
                           uint32_t(e.value.size()), hash, &s)) {
         continue;
       }

@@ -71,7 +71,8 @@ class ColumnarRep final : public Rep {
   uint64_t ApproximateNumEntries(std::string_view start, std::string_view end) const override;
 
   // For tests and benchmarks.
-  size_t NumSortedBlocks() const { return sets_->NumSorted(); }
+  size_t NumSortedBlocks() const { return sets_->Current()->sorted.size(); }
+  size_t NumPendingBlocks() const { return sets_->Current()->pending.size(); }
   size_t SortedBytes() const { return sets_->SortedBytes(); }
   uint64_t BackgroundNanos() const { return sets_->BackgroundNanos(); }
   uint32_t block_size() const { return table_.capacity(); }
@@ -106,15 +107,23 @@ class ColumnarRep final : public Rep {
   // Fills entry `ref` of `block` (a key at `key` in memory that stays) and
   // links it; stores its state. false: a duplicate (or no memory for an
   // overflow bucket, *s says which).
-  bool Store(Block* block, EntryRef ref, const char* key, uint32_t key_len, uint64_t tag,
-             uint32_t value_len, uint64_t hash, Status* s);
+  // region: the caller's, which it holds (the standalone face), or nullptr
+  // (the RocksDB face: Insert runs after Allocate left the region).
+  bool Store(Region* region, Block* block, EntryRef ref, const char* key, uint32_t key_len,
+             uint64_t tag, uint32_t value_len, uint64_t hash, Status* s);
   bool InsertRow(KeyHandle handle);
   // Calls fn(ref) on the versions of the lookup key's user key at and after
   // it (sequence <= the key's), newest first, until fn returns false.
   template <typename Fn>
   void ForVersions(std::string_view internal_key, uint64_t hash, Fn&& fn) const;
-  void CountEntry() {
-    regions_[concurrency::ThreadSlot() % shards_].count.fetch_add(1, std::memory_order_relaxed);
+  // Counts a stored entry on the held region (only its holder writes the
+  // count then), or on the thread slot's (where threads may share it).
+  void CountEntry(Region* held) {
+    if (held != nullptr) {
+      held->count.store(held->count.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    } else {
+      regions_[concurrency::ThreadSlot() % shards_].count.fetch_add(1, std::memory_order_relaxed);
+    }
   }
 
   const format::KeyOrder order_;

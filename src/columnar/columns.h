@@ -102,10 +102,16 @@ struct Block {
   bool ready(uint32_t i) const {
     return meta[i].state.load(std::memory_order_acquire) == Meta::kReady;  // invariant 2
   }
-  // Sets entry i's state (invariants 1 and 3).
-  void Resolve(uint32_t i, uint32_t state) {
+  // Sets entry i's state (invariants 1 and 3). exclusive: the caller holds
+  // the block's region, and entries of this block are only resolved under
+  // it (the standalone face), so a plain increment is enough.
+  void Resolve(uint32_t i, uint32_t state, bool exclusive) {
     meta[i].state.store(state, std::memory_order_release);
-    resolved.fetch_add(1, std::memory_order_release);
+    if (exclusive) {
+      resolved.store(resolved.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+    } else {
+      resolved.fetch_add(1, std::memory_order_release);
+    }
   }
   // Whether the block is sealed and every entry resolved: it never changes again.
   bool Final() const {
