@@ -157,7 +157,7 @@ TEST(Columnar, SizesFollowTheWriteBuffer) {
   EXPECT_EQ(EffectiveBlockSize(o, uint64_t{64} << 10), 256u);
   EXPECT_EQ(EffectiveBlockSize(o, uint64_t{1} << 20), 512u);
   EXPECT_EQ(EffectiveBlockSize(o, uint64_t{64} << 20), 4096u);
-  EXPECT_EQ(EffectiveBucketCount(o, uint64_t{64} << 20), (uint64_t{64} << 20) / 512);
+  EXPECT_EQ(EffectiveBucketCount(o, uint64_t{64} << 20), (uint64_t{64} << 20) / 1024);
   EXPECT_EQ(EffectiveBucketCount(o, 4096), ColumnarOptions::kMinAutoBuckets);
   o.block_size = 1000;  // rounded down
   EXPECT_EQ(EffectiveBlockSize(o, uint64_t{64} << 20), 512u);

@@ -38,7 +38,7 @@ struct MEMREP_EXPORT ColumnarOptions {
   // a power of two. 0 (auto): one per kWriteBufferBytesPerBucket bytes of
   // memtable, at least kMinAutoBuckets.
   uint64_t bucket_count = 0;
-  static constexpr uint64_t kWriteBufferBytesPerBucket = 512;
+  static constexpr uint64_t kWriteBufferBytesPerBucket = 1024;
   static constexpr uint64_t kMinAutoBuckets = 64;
 
   // The memtable size this rep is sized for, in bytes. 0 (auto): the size

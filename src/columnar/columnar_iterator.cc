@@ -34,6 +34,7 @@ bool ColumnarIterator::Refresh() {
       for (const auto& sorted : set_->sorted) children_.push_back(sorted.get());
       if (tail_ != nullptr) children_.push_back(tail_.get());
       pos_.assign(children_.size(), 0);
+      heads_.assign(children_.size(), 0);
     }
     status_ = Status::OK();
     return true;
@@ -42,15 +43,23 @@ bool ColumnarIterator::Refresh() {
     tail_ = nullptr;
     children_.clear();
     pos_.clear();
+    heads_.clear();
     status_ = Status::OutOfMemory("the iterator could not sort the newest entries");
     return false;
   }
 }
 
+void ColumnarIterator::LoadHead(size_t k) {
+  if (pos_[k] >= 0 && pos_[k] < int64_t(children_[k]->size())) {
+    heads_[k] = table_.PrefixOf(children_[k]->ref(size_t(pos_[k])));
+  }
+}
+
+// Prefixes first, from heads_ (no memory read); keys only where they tie.
 int ColumnarIterator::Compare(size_t a, size_t b) const {
-  const EntryRef ra = children_[a]->ref(size_t(pos_[a]));
-  const EntryRef rb = children_[b]->ref(size_t(pos_[b]));
-  return CompareEntries(table_, order_, ra, table_.PrefixOf(ra), rb, table_.PrefixOf(rb));
+  if (heads_[a] != heads_[b]) return heads_[a] < heads_[b] ? -1 : 1;
+  return CompareEntries(table_, order_, children_[a]->ref(size_t(pos_[a])), heads_[a],
+                        children_[b]->ref(size_t(pos_[b])), heads_[b]);
 }
 
 void ColumnarIterator::FindSmallest() {
@@ -72,6 +81,7 @@ void ColumnarIterator::FindLargest() {
 void ColumnarIterator::PositionForward(const Target& target, bool upper) {
   for (size_t k = 0; k < children_.size(); ++k) {
     pos_[k] = int64_t(children_[k]->Bound(table_, order_, target, upper));
+    LoadHead(k);
   }
   forward_ = true;
   FindSmallest();
@@ -80,6 +90,7 @@ void ColumnarIterator::PositionForward(const Target& target, bool upper) {
 void ColumnarIterator::PositionBackward(const Target& target, bool inclusive) {
   for (size_t k = 0; k < children_.size(); ++k) {
     pos_[k] = int64_t(children_[k]->Bound(table_, order_, target, inclusive)) - 1;
+    LoadHead(k);
   }
   forward_ = false;
   FindLargest();
@@ -87,14 +98,20 @@ void ColumnarIterator::PositionBackward(const Target& target, bool inclusive) {
 
 void ColumnarIterator::SeekToFirst() {
   if (!Refresh()) return;
-  for (size_t k = 0; k < children_.size(); ++k) pos_[k] = 0;
+  for (size_t k = 0; k < children_.size(); ++k) {
+    pos_[k] = 0;
+    LoadHead(k);
+  }
   forward_ = true;
   FindSmallest();
 }
 
 void ColumnarIterator::SeekToLast() {
   if (!Refresh()) return;
-  for (size_t k = 0; k < children_.size(); ++k) pos_[k] = int64_t(children_[k]->size()) - 1;
+  for (size_t k = 0; k < children_.size(); ++k) {
+    pos_[k] = int64_t(children_[k]->size()) - 1;
+    LoadHead(k);
+  }
   forward_ = false;
   FindLargest();
 }
@@ -112,6 +129,7 @@ void ColumnarIterator::SeekForPrev(std::string_view internal_key) {
 void ColumnarIterator::Next() {
   if (forward_) {
     ++pos_[current_];
+    LoadHead(size_t(current_));
     FindSmallest();
     return;
   }
@@ -124,6 +142,7 @@ void ColumnarIterator::Next() {
 void ColumnarIterator::Prev() {
   if (!forward_) {
     --pos_[current_];
+    LoadHead(size_t(current_));
     FindLargest();
     return;
   }

@@ -5,7 +5,8 @@
 // a tail if entries arrived since its last one, so it sees every insert that
 // returned before it (contract point 3); Next and Prev walk that view, in
 // strict order across direction changes: a change repositions every child
-// just past (or before) the current entry.
+// just past (or before) the current entry. Each child's current prefix is
+// kept, so choosing the next entry reads no memory unless prefixes tie.
 #pragma once
 
 #include <cstdint>
@@ -47,6 +48,8 @@ class ColumnarIterator final : public RepIterator {
   void FindSmallest();
   void FindLargest();
   int Compare(size_t a, size_t b) const;
+  // Loads child k's entry prefix into heads_ (if it has an entry there).
+  void LoadHead(size_t k);
 
   const BlockTable& table_;
   const format::KeyOrder& order_;
@@ -55,7 +58,8 @@ class ColumnarIterator final : public RepIterator {
   uint64_t resolved_ = 0;
   std::shared_ptr<const SortedBlock> tail_;
   std::vector<const SortedBlock*> children_;
-  std::vector<int64_t> pos_;  // per child: -1 .. size
+  std::vector<int64_t> pos_;     // per child: -1 .. size
+  std::vector<uint64_t> heads_;  // per child: the prefix of its entry at pos_, if any
   int current_ = -1;
   bool forward_ = true;
   Status status_;

@@ -20,7 +20,7 @@ const registry::OptionTable& OptionTableOf() {
                  /*allows_auto=*/true)
           .Count("bucket_count", &O::bucket_count, 1, O::kMaxBucketCount,
                  "index buckets of 64 bytes (seven slots each; rounded up to a power of two); "
-                 "auto: one per 512 bytes of write_buffer_size",
+                 "auto: one per 1024 bytes of write_buffer_size",
                  /*allows_auto=*/true)
           .Bytes("write_buffer_size", &O::write_buffer_size, O::kMinWriteBufferSize,
                  O::kMaxWriteBufferSize,
