@@ -19,42 +19,75 @@ void SortTies(const BlockTable& table, const format::KeyOrder& order, SortItem* 
 
 }  // namespace
 
-void SortItems(const BlockTable& table, const format::KeyOrder& order,
-               std::vector<SortItem>* items) {
-  std::vector<SortItem>& v = *items;
-  const size_t n = v.size();
-  if (n < kRadixMin) {
-    SortTies(table, order, v.data(), v.data() + n);
-    return;
-  }
-  // Least significant byte first; each pass is stable, so after the last
-  // (most significant) pass the items are in prefix order.
-  std::vector<SortItem> buffer(n);
-  SortItem* from = v.data();
-  SortItem* to = buffer.data();
+namespace {
+
+// Sorts v[0, n) by sort_key, least significant byte first; each pass is
+// stable, so after the last (most significant) pass the items are in order.
+// `buffer` has room for n items.
+void RadixPasses(SortItem* v, SortItem* buffer, size_t n) {
+  SortItem* from = v;
+  SortItem* to = buffer;
   for (int byte = 0; byte < 8; ++byte) {
     const int shift = byte * 8;
     std::array<size_t, 256> count{};
-    for (size_t i = 0; i < n; ++i) ++count[(from[i].prefix >> shift) & 0xff];
-    // Every prefix has the same byte here: the pass would not move anything.
-    if (count[(from[0].prefix >> shift) & 0xff] == n) continue;
+    for (size_t i = 0; i < n; ++i) ++count[(from[i].sort_key >> shift) & 0xff];
+    // Every key has the same byte here: the pass would not move anything.
+    if (count[(from[0].sort_key >> shift) & 0xff] == n) continue;
     size_t sum = 0;
     for (size_t& c : count) {
       const size_t here = c;
       c = sum;
       sum += here;
     }
-    for (size_t i = 0; i < n; ++i) to[count[(from[i].prefix >> shift) & 0xff]++] = from[i];
+    for (size_t i = 0; i < n; ++i) to[count[(from[i].sort_key >> shift) & 0xff]++] = from[i];
     std::swap(from, to);
   }
-  if (from != v.data()) std::copy(from, from + n, v.data());
-  // Equal prefixes: order by the whole key, then sequence.
+  if (from != v) std::copy(from, from + n, v);
+}
+
+// Sorts v[0, n), whose keys agree on their first `offset` bytes and whose
+// sort_key holds bytes [offset, offset + 8): radix passes on those, then the
+// items that still tie either again on the next 8 bytes (a big group: keys
+// that share a long prefix, as numbered keys do) or by comparison.
+void SortFrom(const BlockTable& table, const format::KeyOrder& order, SortItem* v, SortItem* buffer,
+              size_t n, size_t offset) {
+  if (n < kRadixMin) {
+    SortTies(table, order, v, v + n);
+    return;
+  }
+  RadixPasses(v, buffer, n);
   for (size_t i = 0; i < n;) {
     size_t j = i + 1;
-    while (j < n && v[j].prefix == v[i].prefix) ++j;
-    if (j - i > 1) SortTies(table, order, v.data() + i, v.data() + j);
+    while (j < n && v[j].sort_key == v[i].sort_key) ++j;
+    if (j - i >= kRadixMin) {
+      // Bytes past every key's end say nothing more: compare instead.
+      size_t longest = 0;
+      for (size_t k = i; k < j; ++k)
+        longest = std::max<size_t>(longest, table.MetaOf(v[k].ref).key_len);
+      if (longest > offset + 8) {
+        for (size_t k = i; k < j; ++k) {
+          const Meta& m = table.MetaOf(v[k].ref);
+          const std::string_view key(m.key, m.key_len);
+          v[k].sort_key = order.Prefix(key.substr(std::min(key.size(), offset + 8)));
+        }
+        SortFrom(table, order, v + i, buffer, j - i, offset + 8);
+        i = j;
+        continue;
+      }
+    }
+    if (j - i > 1) SortTies(table, order, v + i, v + j);
     i = j;
   }
+}
+
+}  // namespace
+
+void SortItems(const BlockTable& table, const format::KeyOrder& order,
+               std::vector<SortItem>* items) {
+  std::vector<SortItem>& v = *items;
+  for (SortItem& item : v) item.sort_key = item.prefix;
+  std::vector<SortItem> buffer(v.size() < kRadixMin ? 0 : v.size());
+  SortFrom(table, order, v.data(), buffer.data(), v.size(), 0);
 }
 
 SortedBlock::SortedBlock(const std::vector<SortItem>& sorted) {

@@ -9,8 +9,10 @@
 //
 // Sorting a block's entries is a least-significant-digit radix sort of their
 // prefixes (read from the prefix column, 8 bytes each, in one pass), skipping
-// the byte positions where every prefix agrees; entries whose prefixes tie are
-// then ordered by full comparison. Merging compares prefixes first too.
+// the byte positions where every prefix agrees; a big group of entries whose
+// prefixes tie (keys with a long common start) is radix-sorted again on its
+// next 8 bytes, and small groups are ordered by full comparison. Merging
+// compares prefixes first too.
 //
 // Thread safety: immutable once built; shared by reference count.
 #pragma once
@@ -27,10 +29,12 @@
 
 namespace memrep::columnar {
 
-// A sort item: an entry and its prefix.
+// A sort item: an entry, its prefix, and the 8 key bytes a radix pass sorts
+// by (the prefix first, then later bytes for keys whose prefixes tie).
 struct SortItem {
   uint64_t prefix;
   EntryRef ref;
+  uint64_t sort_key = 0;
 };
 
 // A search target: an internal key split once.
