@@ -103,7 +103,7 @@ TEST(Columnar, RadixSortedBlocksMatchAComparisonSortReverse) {
   ExpectSortedLikeTheModel(ReverseBytewiseComparator());
 }
 
-TEST(Columnar, SortedBlocksStayBoundedWhileWritesContinueAndBecomeOneWhenFrozen) {
+TEST(Columnar, SortedBlocksStayBoundedAndBecomeOneOnceWritesStop) {
   memory::Arena arena;
   ColumnarOptions o;
   o.block_size = 256;
@@ -120,9 +120,11 @@ TEST(Columnar, SortedBlocksStayBoundedWhileWritesContinueAndBecomeOneWhenFrozen)
   ASSERT_TRUE(WaitFor([&] { return rep->NumPendingBlocks() == 1 && rep->NumSortedBlocks() <= 3; }));
   EXPECT_GT(rep->BackgroundNanos(), 0u);
   EXPECT_GE(rep->SortedBytes(), 4 * size_t{50000 - 256});
+  // No more writes: the blocks become one, frozen or not.
+  ASSERT_TRUE(WaitFor([&] { return rep->NumSortedBlocks() == 1; }));
   const size_t at_freeze = rep->MemoryUsage();
   rep->Freeze();
-  ASSERT_TRUE(WaitFor([&] { return rep->NumSortedBlocks() == 1; }));
+  ASSERT_TRUE(WaitFor([&] { return rep->NumSortedBlocks() == 1 && rep->NumPendingBlocks() == 0; }));
   EXPECT_LE(rep->MemoryUsage(), at_freeze);
   EXPECT_EQ(Scan(*rep).size(), 50000u);
 }

@@ -185,8 +185,13 @@ bool BlockSets::Work() {
     if (cancel_.load(std::memory_order_relaxed)) return false;
     Publish({}, final_blocks, std::move(sorted));
   }
-  // 2. Merges: the two smallest sorted blocks, while there are too many.
-  const size_t limit = is_frozen ? 1 : max_sorted_;
+  // 2. Merges: the two smallest sorted blocks, while there are too many. A
+  // rep that took no entry since the last task (writes paused or ended) is
+  // merged into one block, as a frozen one is: seeks then search one.
+  set = Current();
+  const uint64_t resolved = Resolved(*set);
+  const bool quiet = set->version == last_version_ && resolved == last_resolved_;
+  const size_t limit = is_frozen || quiet ? 1 : max_sorted_;
   for (;;) {
     set = Current();
     if (set->sorted.size() <= limit) break;
@@ -201,7 +206,12 @@ bool BlockSets::Work() {
     if (merged == nullptr) return false;  // cancelled
     Publish({&a, &b}, {}, {std::move(merged)});
   }
-  return waiting;
+  set = Current();
+  last_version_ = set->version;
+  last_resolved_ = Resolved(*set);
+  // Several sorted blocks while writes go on: look again, to merge them once
+  // the writes pause.
+  return waiting || (!is_frozen && set->sorted.size() > 1);
 }
 
 size_t BlockSets::SortedBytes() const {

@@ -5,7 +5,9 @@
 //                   │ strand: radix-sort each final block (in parallel over
 //                   ▼         the pool when several wait)
 //               sorted blocks ──► merged, two smallest at a time, while there
-//                                 are more than max_sorted_blocks (one after Freeze)
+//                                 are more than max_sorted_blocks; into one
+//                                 after Freeze, or once no entry arrived for
+//                                 a recheck period
 //
 // A Set is immutable and versioned: readers take the current one (a mutex
 // held for a pointer copy) and see every entry exactly once, in its sorted
@@ -101,6 +103,10 @@ class BlockSets : public std::enable_shared_from_this<BlockSets> {
   bool running_ GUARDED_BY(task_mu_) = false;
   std::atomic<bool> cancel_{false};
   std::atomic<uint64_t> background_nanos_{0};
+  // The set version and resolved count the last task left (strand only):
+  // unchanged at the next task means no entry arrived meanwhile.
+  uint64_t last_version_ = ~uint64_t{0};
+  uint64_t last_resolved_ = ~uint64_t{0};
   // While blocks are sealed but not every entry is resolved (a RocksDB
   // writer between Allocate and Insert), the strand looks again this often.
   static constexpr std::chrono::milliseconds kRecheckPeriod{5};
