@@ -157,8 +157,8 @@ TEST(Columnar, OneBucketOverflowsAndStillFindsEveryVersion) {
 TEST(Columnar, SizesFollowTheWriteBuffer) {
   ColumnarOptions o;
   EXPECT_EQ(EffectiveBlockSize(o, uint64_t{64} << 10), 256u);
-  EXPECT_EQ(EffectiveBlockSize(o, uint64_t{1} << 20), 512u);
-  EXPECT_EQ(EffectiveBlockSize(o, uint64_t{64} << 20), 4096u);
+  EXPECT_EQ(EffectiveBlockSize(o, uint64_t{1} << 20), 1024u);
+  EXPECT_EQ(EffectiveBlockSize(o, uint64_t{64} << 20), 8192u);
   EXPECT_EQ(EffectiveBucketCount(o, uint64_t{64} << 20), (uint64_t{64} << 20) / 1024);
   EXPECT_EQ(EffectiveBucketCount(o, 4096), ColumnarOptions::kMinAutoBuckets);
   o.block_size = 1000;  // rounded down

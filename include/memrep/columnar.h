@@ -30,8 +30,10 @@ struct MEMREP_EXPORT ColumnarOptions {
   uint32_t shards = 16;
 
   // Entries per block, rounded down to a power of two. 0 (auto): from
-  // write_buffer_size (one block per 2 KiB of memtable, 64..4096 entries),
-  // so a small memtable does not reserve big blocks.
+  // write_buffer_size, the fewest entries whose columns are more than a
+  // quarter of the arena block RocksDB would use (min(1 MiB,
+  // write_buffer_size / 8)), so that the arena gives each block of columns
+  // an allocation of its own instead of carving it (256..8192 entries).
   uint32_t block_size = 0;
 
   // Index buckets (64 bytes: seven slots and an overflow link), rounded up to

@@ -31,18 +31,33 @@ uint64_t WriteBufferSizeOf(const ColumnarOptions& options, const RepContext& con
   return O::kDefaultWriteBufferSize;
 }
 
+// An arena (RocksDB's, memrep's) hands an allocation of more than a quarter
+// of its block size a block of its own, of exactly that size, and carves
+// smaller ones from shared blocks, wasting what is left of a block that the
+// next one does not fit. RocksDB sizes its arena blocks min(1 MiB,
+// write_buffer_size / 8): the rep's big allocations (blocks of columns, byte
+// chunks) are made larger than a quarter of that, so none is carved.
+uint64_t OwnBlockBytes(uint64_t write_buffer_size) {
+  return std::min<uint64_t>(uint64_t{1} << 20, write_buffer_size / 8) / 4 + 64;
+}
+
 // The byte chunk a writer region takes from the Allocator at a time.
 size_t ChunkBytesFor(uint64_t write_buffer_size) {
-  return std::clamp<uint64_t>(write_buffer_size / 64, 4096, 256 * 1024);
+  return std::max<uint64_t>(std::clamp<uint64_t>(write_buffer_size / 64, 4096, 256 * 1024),
+                            OwnBlockBytes(write_buffer_size));
 }
 
 }  // namespace
 
 uint32_t EffectiveBlockSize(const ColumnarOptions& options, uint64_t write_buffer_size) {
   using O = ColumnarOptions;
-  const uint64_t wanted = options.block_size != 0
-                              ? options.block_size
-                              : std::clamp<uint64_t>(write_buffer_size / 2048, 256, 4096);
+  // Auto: the smallest power of two whose columns make an allocation of its
+  // own (OwnBlockBytes), at least 256 entries.
+  const uint64_t wanted =
+      options.block_size != 0
+          ? options.block_size
+          : std::bit_ceil(std::max<uint64_t>(
+                256, OwnBlockBytes(write_buffer_size) / (sizeof(uint64_t) + sizeof(Meta)) + 1));
   return std::bit_floor(
       static_cast<uint32_t>(std::clamp<uint64_t>(wanted, O::kMinBlockSize, O::kMaxBlockSize)));
 }

@@ -15,8 +15,8 @@ const registry::OptionTable& OptionTableOf() {
                  "writer regions: each holds an active block and a byte chunk, and a writer "
                  "thread appends to its own")
           .Count("block_size", &O::block_size, O::kMinBlockSize, O::kMaxBlockSize,
-                 "entries per block (rounded down to a power of two); auto: from "
-                 "write_buffer_size, 256..4096",
+                 "entries per block (rounded down to a power of two); auto: the fewest whose "
+                 "columns an arena gives a block of its own (from write_buffer_size), 256..8192",
                  /*allows_auto=*/true)
           .Count("bucket_count", &O::bucket_count, 1, O::kMaxBucketCount,
                  "index buckets of 64 bytes (seven slots each; rounded up to a power of two); "
