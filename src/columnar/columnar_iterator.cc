@@ -6,15 +6,6 @@
 
 namespace memrep::columnar {
 
-namespace {
-
-Target TargetOf(const format::KeyOrder& order, std::string_view internal_key) {
-  return Target(order, internal_key.substr(0, internal_key.size() - 8),
-                format::DecodeFixed64(internal_key.data() + internal_key.size() - 8));
-}
-
-}  // namespace
-
 const char* ColumnarIterator::row() const {
   const EntryRef r = ref();
   const Block* block = table_.BlockOf(r);
@@ -137,12 +128,12 @@ void ColumnarIterator::SeekToLast() {
 
 void ColumnarIterator::Seek(std::string_view internal_key) {
   if (!Refresh()) return;
-  PositionForward(TargetOf(order_, internal_key), /*upper=*/false);
+  PositionForward(Target::Of(order_, internal_key), /*upper=*/false);
 }
 
 void ColumnarIterator::SeekForPrev(std::string_view internal_key) {
   if (!Refresh()) return;
-  PositionBackward(TargetOf(order_, internal_key), /*inclusive=*/true);
+  PositionBackward(Target::Of(order_, internal_key), /*inclusive=*/true);
 }
 
 void ColumnarIterator::Next() {

@@ -12,6 +12,7 @@
 #include "concurrency/background_pool.h"
 #include "format/batch_status.h"
 #include "format/coding.h"
+#include "runs/run_options.h"
 #include "util/hash64.h"
 
 namespace memrep::columnar {
@@ -21,15 +22,6 @@ namespace {
 // Blocks a table maps at most (8 bytes each, touched as used): with the
 // smallest blocks this still names 64M entries.
 constexpr uint32_t kMaxTableBlocks = uint32_t{1} << 22;
-
-uint64_t WriteBufferSizeOf(const ColumnarOptions& options, const RepContext& context) {
-  using O = ColumnarOptions;
-  if (options.write_buffer_size != 0) return options.write_buffer_size;
-  if (context.write_buffer_size != 0) {
-    return std::clamp(context.write_buffer_size, O::kMinWriteBufferSize, O::kMaxWriteBufferSize);
-  }
-  return O::kDefaultWriteBufferSize;
-}
 
 // An arena (RocksDB's, memrep's) hands an allocation of more than a quarter
 // of its block size a block of its own, of exactly that size, and carves
@@ -104,7 +96,7 @@ Status ColumnarRep::Make(const ColumnarOptions& options, const RepContext& conte
                          std::unique_ptr<Rep>* out) {
   std::unique_ptr<ColumnarRep> rep;
   try {
-    rep.reset(new ColumnarRep(options, context, WriteBufferSizeOf(options, context)));
+    rep.reset(new ColumnarRep(options, context, runs::WriteBufferSizeFor(options, context)));
   } catch (const std::bad_alloc&) {
     return Status::OutOfMemory("could not allocate a columnar rep");
   }
@@ -277,9 +269,9 @@ bool ColumnarRep::Contains(std::string_view internal_key) const {
 
 Status ColumnarRep::RandomSample(size_t target, uint64_t seed,
                                  std::vector<const char*>* out) const {
+  if (!rows_) return Status::NotSupported("RandomSample serves rows; this rep has none");
   try {
     const uint32_t blocks = UsedBlocks();
-    std::vector<EntryRef> all;
     const auto each_ready = [&](auto&& fn) {
       for (uint32_t number = 1; number < blocks; ++number) {
         const Block* block = table_.Get(number);
@@ -290,7 +282,6 @@ Status ColumnarRep::RandomSample(size_t target, uint64_t seed,
         }
       }
     };
-    if (!rows_) return Status::NotSupported("RandomSample serves rows; this rep has none");
     const uint64_t n = NumEntries();
     if (target >= n) {
       each_ready([&](const Block* block, uint32_t i) { out->push_back(block->row(i)); });
@@ -418,11 +409,7 @@ bool ColumnarRep::NearlyFull() const { return UsedBlocks() > table_.mapped_block
 uint64_t ColumnarRep::ApproximateNumEntries(std::string_view start, std::string_view end) const {
   try {
     const std::shared_ptr<const BlockSets::Set> set = sets_->Current();
-    const auto target = [&](std::string_view ik) {
-      return Target(order_, ik.substr(0, ik.size() - 8),
-                    format::DecodeFixed64(ik.data() + ik.size() - 8));
-    };
-    const Target lo = target(start), hi = target(end);
+    const Target lo = Target::Of(order_, start), hi = Target::Of(order_, end);
     uint64_t n = 0;
     for (const auto& sorted : set->sorted) {
       const size_t a = sorted->Bound(table_, order_, lo, false);

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "columnar/columns.h"
+#include "format/coding.h"
 #include "format/key_order.h"
 #include "memory/page_allocator.h"
 
@@ -41,6 +42,11 @@ struct SortItem {
 struct Target {
   Target(const format::KeyOrder& order, std::string_view user, uint64_t target_tag)
       : user_key(user), tag(target_tag), prefix(order.Prefix(user)) {}
+  // From an internal key (user key | tag). REQUIRES: internal_key.size() >= 8.
+  static Target Of(const format::KeyOrder& order, std::string_view internal_key) {
+    return Target(order, internal_key.substr(0, internal_key.size() - 8),
+                  format::DecodeFixed64(internal_key.data() + internal_key.size() - 8));
+  }
   std::string_view user_key;
   uint64_t tag;
   uint64_t prefix;
