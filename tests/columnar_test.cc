@@ -3,7 +3,10 @@
 // every rep does is in rep_conformance_test.cc, which runs it too.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <random>
 #include <string>
@@ -127,6 +130,108 @@ TEST(Columnar, SortedBlocksStayBoundedAndBecomeOneOnceWritesStop) {
   ASSERT_TRUE(WaitFor([&] { return rep->NumSortedBlocks() == 1 && rep->NumPendingBlocks() == 0; }));
   EXPECT_LE(rep->MemoryUsage(), at_freeze);
   EXPECT_EQ(Scan(*rep).size(), 50000u);
+}
+
+// The sequences Get visits for `key` at snapshot `snapshot`, in its order.
+std::vector<SequenceNumber> Versions(const Rep& rep, std::string_view key,
+                                     SequenceNumber snapshot) {
+  std::vector<SequenceNumber> seen;
+  rep.Get(testing::InternalKey(key, snapshot), &seen, [](void* arg, const EntryView& e) {
+    static_cast<std::vector<SequenceNumber>*>(arg)->push_back(e.sequence());
+    return true;
+  });
+  return seen;
+}
+
+// A writer queues its newest entries and links them into the index
+// LinkQueue::kDepth inserts later (link_queue.h): a key's versions are split
+// between the queue and the index in every way, in any sequence order, and
+// Get must still visit them all, newest first, from its snapshot.
+TEST(Columnar, VersionsInTheLinkQueueAndTheIndexMergeNewestFirst) {
+  memory::Arena arena;
+  ColumnarOptions o;
+  o.shards = 1;  // one queue: which versions are queued follows from the order
+  auto rep = Make(o, &arena);
+  std::mt19937_64 rng(11);
+  std::vector<SequenceNumber> seqs(60);
+  for (size_t i = 0; i < seqs.size(); ++i) seqs[i] = 10 * (i + 1);
+  std::shuffle(seqs.begin(), seqs.end(), rng);
+  std::vector<SequenceNumber> stored;  // of "k", newest first
+  size_t next = 0, others = 0;
+  while (next < seqs.size()) {
+    // Runs of "k" (several versions queued at once) and of other keys
+    // (which push k's versions into the index).
+    const bool k = rng() % 2 == 0;
+    for (uint64_t run = 1 + rng() % 10; run > 0 && next < seqs.size(); --run) {
+      if (k) {
+        const SequenceNumber s = seqs[next++];
+        ASSERT_TRUE(rep->Add(EntryView::Of("k", s, ValueType::kValue, "v"), false).ok());
+        stored.insert(std::upper_bound(stored.begin(), stored.end(), s, std::greater<>()), s);
+      } else {
+        ASSERT_TRUE(
+            rep->Add(EntryView::Of(NumberKey(others), 1 + others, ValueType::kValue, "o"), false)
+                .ok());
+        ++others;
+      }
+      ASSERT_EQ(Versions(*rep, "k", kMaxSequenceNumber), stored);
+      // From a snapshot in the middle: only the versions at or below it.
+      const SequenceNumber snapshot = stored[stored.size() / 2];
+      std::vector<SequenceNumber> expected(stored.begin() + stored.size() / 2, stored.end());
+      ASSERT_EQ(Versions(*rep, "k", snapshot), expected);
+    }
+  }
+  rep->Freeze();  // links every queued entry
+  EXPECT_EQ(Versions(*rep, "k", kMaxSequenceNumber), stored);
+  for (size_t i = 0; i < others; ++i) {
+    ASSERT_EQ(Versions(*rep, NumberKey(i), kMaxSequenceNumber), std::vector<SequenceNumber>{1 + i});
+  }
+}
+
+// Point reads while writers insert: every insert that returned before a
+// read began is found by it (from a queue or from the index), whatever the
+// moment its entry moves from one to the other.
+TEST(Columnar, AReadFindsEveryInsertThatReturned) {
+  memory::Arena arena;
+  ColumnarOptions o;
+  o.shards = 2;
+  o.block_size = 64;  // blocks sealed and sorted meanwhile
+  auto rep = Make(o, &arena);
+  constexpr int kWriters = 2, kPerWriter = 20000;
+  std::atomic<int> done[kWriters] = {};
+  std::atomic<bool> stop{false};
+  std::atomic<int> misses{0};
+  std::vector<std::thread> threads;
+  for (int w = 0; w < kWriters; ++w) {
+    threads.emplace_back([&, w] {
+      for (int i = 0; i < kPerWriter; ++i) {
+        const std::string key = NumberKey(uint64_t(w) * kPerWriter + i);
+        if (!rep->Add(EntryView::Of(key, 1 + i, ValueType::kValue, "v"), true).ok()) ++misses;
+        done[w].store(i + 1, std::memory_order_release);  // the insert returned
+      }
+    });
+  }
+  for (int r = 0; r < 2; ++r) {
+    threads.emplace_back([&, r] {
+      std::mt19937_64 rng(r);
+      while (!stop.load(std::memory_order_relaxed)) {
+        const int w = int(rng() % kWriters);
+        const int n = done[w].load(std::memory_order_acquire);
+        if (n == 0) continue;
+        // The newest few (still queued) as often as any older one.
+        const int i = rng() % 2 == 0 ? n - 1 - int(rng() % std::min(n, 12)) : int(rng() % n);
+        const std::string key = NumberKey(uint64_t(w) * kPerWriter + i);
+        if (Versions(*rep, key, kMaxSequenceNumber) !=
+            std::vector<SequenceNumber>{SequenceNumber(1 + i)}) {
+          ++misses;
+        }
+      }
+    });
+  }
+  for (int w = 0; w < kWriters; ++w) threads[w].join();
+  stop = true;
+  for (size_t t = kWriters; t < threads.size(); ++t) threads[t].join();
+  EXPECT_EQ(misses.load(), 0);
+  EXPECT_EQ(rep->NumEntries(), uint64_t{kWriters} * kPerWriter);
 }
 
 TEST(Columnar, OneBucketOverflowsAndStillFindsEveryVersion) {

@@ -10,15 +10,16 @@
 #include <vector>
 
 #include "concurrency/background_pool.h"
+#include "format/batch_duplicates.h"
 #include "memory/sharded_arena.h"
 #include "runs/sorted_run.h"
 #include "test_util.h"
-#include "vector/batch_duplicates.h"
 #include "vector/vector_rep.h"
 
 namespace memrep::vector {
 namespace {
 
+using format::BatchDuplicates;
 using runs::SortedRun;
 using testing::MakeEntry;
 using testing::NumberKey;
@@ -204,10 +205,17 @@ TEST(Vector, ABatchThatRunsOutOfMemoryKeepsTheRecordsBeforeAndSaysWhichOneFailed
 
 // ---- BatchDuplicates ----
 
-const char* Row(std::vector<std::string>* keep, std::string_view key, SequenceNumber seq) {
-  keep->push_back(std::string(RowSize(key.size(), 0), '\0'));
-  EncodeRow(keep->back().data(), EntryView::Of(key, seq, ValueType::kValue, ""));
-  return keep->back().data();
+// A pinned copy of `key` (as a rep's own bytes would be), and its sequence.
+struct Pinned {
+  std::string_view key;
+  SequenceNumber seq;
+};
+Pinned Pin(std::vector<std::string>* keep, std::string_view key, SequenceNumber seq) {
+  keep->push_back(std::string(key));
+  return Pinned{keep->back(), seq};
+}
+BatchDuplicates::Result Admit(uint64_t owner, const format::KeyOrder& order, Pinned p) {
+  return BatchDuplicates::Admit(owner, order, p.key, p.seq);
 }
 
 TEST(BatchDuplicates, ARepeatAtTheWritersSequenceIsFoundPerOwner) {
@@ -216,16 +224,16 @@ TEST(BatchDuplicates, ARepeatAtTheWritersSequenceIsFoundPerOwner) {
   const format::KeyOrder order(nullptr);
   const uint64_t a = BatchDuplicates::NewOwner(), b = BatchDuplicates::NewOwner();
   using R = BatchDuplicates::Result;
-  EXPECT_EQ(BatchDuplicates::Admit(a, order, Row(&keep, "x", 5)), R::kNew);
-  EXPECT_EQ(BatchDuplicates::Admit(b, order, Row(&keep, "x", 5)), R::kNew) << "another rep";
-  EXPECT_EQ(BatchDuplicates::Admit(a, order, Row(&keep, "y", 5)), R::kNew);
-  EXPECT_EQ(BatchDuplicates::Admit(a, order, Row(&keep, "x", 5)), R::kDuplicate);
-  EXPECT_EQ(BatchDuplicates::Admit(b, order, Row(&keep, "x", 5)), R::kDuplicate);
-  EXPECT_EQ(BatchDuplicates::Admit(a, order, Row(&keep, "y", 5)), R::kDuplicate);
+  EXPECT_EQ(Admit(a, order, Pin(&keep, "x", 5)), R::kNew);
+  EXPECT_EQ(Admit(b, order, Pin(&keep, "x", 5)), R::kNew) << "another rep";
+  EXPECT_EQ(Admit(a, order, Pin(&keep, "y", 5)), R::kNew);
+  EXPECT_EQ(Admit(a, order, Pin(&keep, "x", 5)), R::kDuplicate);
+  EXPECT_EQ(Admit(b, order, Pin(&keep, "x", 5)), R::kDuplicate);
+  EXPECT_EQ(Admit(a, order, Pin(&keep, "y", 5)), R::kDuplicate);
   // RocksDB moves to the next sequence after a refusal: a new batch.
-  EXPECT_EQ(BatchDuplicates::Admit(a, order, Row(&keep, "x", 6)), R::kNew);
-  EXPECT_EQ(BatchDuplicates::Admit(a, order, Row(&keep, "y", 6)), R::kNew);
-  EXPECT_EQ(BatchDuplicates::Admit(a, order, Row(&keep, "x", 6)), R::kDuplicate);
+  EXPECT_EQ(Admit(a, order, Pin(&keep, "x", 6)), R::kNew);
+  EXPECT_EQ(Admit(a, order, Pin(&keep, "y", 6)), R::kNew);
+  EXPECT_EQ(Admit(a, order, Pin(&keep, "x", 6)), R::kDuplicate);
 }
 
 TEST(BatchDuplicates, AnotherThreadKeepsItsOwnRecord) {
@@ -234,19 +242,19 @@ TEST(BatchDuplicates, AnotherThreadKeepsItsOwnRecord) {
   const format::KeyOrder order(nullptr);
   const uint64_t a = BatchDuplicates::NewOwner();
   using R = BatchDuplicates::Result;
-  ASSERT_EQ(BatchDuplicates::Admit(a, order, Row(&keep, "x", 9)), R::kNew);
-  ASSERT_EQ(BatchDuplicates::Admit(a, order, Row(&keep, "y", 9)), R::kNew);
-  const char* other_x = Row(&keep, "x", 9);
-  const char* other_z = Row(&keep, "z", 9);
+  ASSERT_EQ(Admit(a, order, Pin(&keep, "x", 9)), R::kNew);
+  ASSERT_EQ(Admit(a, order, Pin(&keep, "y", 9)), R::kNew);
+  const Pinned other_x = Pin(&keep, "x", 9);
+  const Pinned other_z = Pin(&keep, "z", 9);
   R first, second;
   std::thread([&] {
-    first = BatchDuplicates::Admit(a, order, other_x);
-    second = BatchDuplicates::Admit(a, order, other_z);
+    first = Admit(a, order, other_x);
+    second = Admit(a, order, other_z);
   }).join();
   EXPECT_EQ(first, R::kNew) << "a thread records only its own rows";
   EXPECT_EQ(second, R::kNew);
   // This thread's record was not disturbed.
-  EXPECT_EQ(BatchDuplicates::Admit(a, order, Row(&keep, "y", 9)), R::kDuplicate);
+  EXPECT_EQ(Admit(a, order, Pin(&keep, "y", 9)), R::kDuplicate);
 }
 
 // Keys equal when they differ only in case: a duplicate is an equal key, not
@@ -271,9 +279,9 @@ TEST(BatchDuplicates, KeysEqualUnderTheRepsComparatorAreDuplicates) {
   const format::KeyOrder order(&cmp);
   const uint64_t a = BatchDuplicates::NewOwner();
   using R = BatchDuplicates::Result;
-  EXPECT_EQ(BatchDuplicates::Admit(a, order, Row(&keep, "Key", 3)), R::kNew);
-  EXPECT_EQ(BatchDuplicates::Admit(a, order, Row(&keep, "other", 3)), R::kNew);
-  EXPECT_EQ(BatchDuplicates::Admit(a, order, Row(&keep, "kEY", 3)), R::kDuplicate);
+  EXPECT_EQ(Admit(a, order, Pin(&keep, "Key", 3)), R::kNew);
+  EXPECT_EQ(Admit(a, order, Pin(&keep, "other", 3)), R::kNew);
+  EXPECT_EQ(Admit(a, order, Pin(&keep, "kEY", 3)), R::kDuplicate);
 }
 
 TEST(Vector, ABatchRepeatingAKeyStopsThereThroughTheRep) {

@@ -144,8 +144,9 @@ class ColumnIndex {
     return table_.MetaOf(ref).older.load(std::memory_order_acquire);  // invariant 3
   }
 
-  // For batches: loads the bucket a hash lands in.
+  // Loads the bucket a hash lands in: for reading (Find), or to write (Insert).
   void Prefetch(uint64_t hash) const { __builtin_prefetch(&buckets_[hash & mask_]); }
+  void PrefetchForInsert(uint64_t hash) const { __builtin_prefetch(&buckets_[hash & mask_], 1); }
 
  private:
   static constexpr uint64_t kFingerprintMask = ~uint64_t{0} << 32;

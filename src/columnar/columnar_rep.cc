@@ -10,6 +10,7 @@
 
 #include "columnar/columnar_iterator.h"
 #include "concurrency/background_pool.h"
+#include "format/batch_duplicates.h"
 #include "format/batch_status.h"
 #include "format/coding.h"
 #include "runs/run_options.h"
@@ -87,6 +88,7 @@ ColumnarRep::ColumnarRep(const ColumnarOptions& options, const RepContext& conte
       table_(std::countr_zero(EffectiveBlockSize(options, write_buffer_size))),
       index_(EffectiveBucketCount(options, write_buffer_size), &table_, context.allocator),
       regions_(new Region[options.shards]),
+      owner_(format::BatchDuplicates::NewOwner()),
       sets_(std::make_shared<BlockSets>(table_, order_, options.max_sorted_blocks,
                                         context.background != nullptr
                                             ? *context.background
@@ -109,16 +111,21 @@ Status ColumnarRep::Make(const ColumnarOptions& options, const RepContext& conte
 
 ColumnarRep::~ColumnarRep() { sets_->Close(); }
 
+ColumnarRep::Region* ColumnarRep::TryClaim(uint32_t i) {
+  Region& region = regions_[i];
+  // relaxed test first: a busy region costs a shared read, not a write.
+  // acquire: pairs with the last holder's release in ~RegionLock.
+  if (!region.busy.load(std::memory_order_relaxed) &&
+      !region.busy.exchange(true, std::memory_order_acquire)) {
+    return &region;
+  }
+  return nullptr;
+}
+
 ColumnarRep::Region& ColumnarRep::Claim() {
   const uint32_t start = concurrency::ThreadSlot() % shards_;
   for (uint32_t i = 0;; ++i) {
-    Region& region = regions_[(start + i) % shards_];
-    // relaxed test first: a busy region costs a shared read, not a write.
-    // acquire: pairs with the last holder's release in ~RegionLock.
-    if (!region.busy.load(std::memory_order_relaxed) &&
-        !region.busy.exchange(true, std::memory_order_acquire)) {
-      return region;
-    }
+    if (Region* region = TryClaim((start + i) % shards_)) return *region;
     if (i % shards_ == shards_ - 1) std::this_thread::yield();
   }
 }
@@ -137,6 +144,11 @@ char* ColumnarRep::TakeBytes(Region& region, size_t n) {
   region.bytes = chunk + n;
   region.left = chunk_bytes_ - n;
   return chunk;
+}
+
+Status ColumnarRep::NoOverflowBucket() {
+  return Status::OutOfMemory(
+      "could not allocate an overflow bucket of the columnar index; switch memtables");
 }
 
 Status ColumnarRep::TableFull() const {
@@ -178,30 +190,77 @@ Status ColumnarRep::Reserve(Region& region, EntryRef* ref, Block** out) {
   return Status::OK();
 }
 
-bool ColumnarRep::Store(Region* region, Block* block, EntryRef ref, const char* key,
-                        uint32_t key_len, uint64_t tag, uint32_t value_len, uint64_t hash,
-                        Status* s) {
-  const uint32_t i = table_.IndexOf(ref);
+void ColumnarRep::Fill(Block* block, uint32_t i, const char* key, uint32_t key_len, uint64_t tag,
+                       uint32_t value_len) {
   Meta& meta = block->meta[i];
   meta.key = key;
   meta.key_len = key_len;
   meta.value_len = value_len;
   meta.tag = tag;
+  meta.older.store(0, std::memory_order_relaxed);  // published by the state's release
   block->prefix[i] = order_.Prefix(std::string_view(key, key_len));
-  switch (index_.Insert(order_, ref, hash)) {
-    case ColumnIndex::Result::kLinked:
-      block->Resolve(i, Meta::kReady, region != nullptr);
-      CountEntry(region);
-      return true;
-    case ColumnIndex::Result::kDuplicate:
-      *s = format::DuplicateRecordStatus(TagSequence(tag));
-      break;
-    case ColumnIndex::Result::kNoMemory:
-      *s = Status::OutOfMemory("could not allocate an overflow bucket of the columnar index");
+}
+
+Status ColumnarRep::Admit(const Meta& meta) const {
+  using D = format::BatchDuplicates;
+  switch (
+      D::Admit(owner_, order_, std::string_view(meta.key, meta.key_len), TagSequence(meta.tag))) {
+    case D::Result::kNew:
+      return Status::OK();
+    case D::Result::kDuplicate:
+      return format::DuplicateRecordStatus(TagSequence(meta.tag));
+    case D::Result::kNoMemory:
       break;
   }
-  block->Resolve(i, Meta::kRefused, region != nullptr);
-  return false;
+  return Status::OutOfMemory("could not record the batch's keys to find duplicates");
+}
+
+bool ColumnarRep::LinkOldest(Region& region) {
+  switch (index_.Insert(order_, region.queue.oldest_ref(), region.queue.oldest_hash())) {
+    case ColumnIndex::Result::kNoMemory:
+      return false;  // it stays queued, where reads still find it
+    case ColumnIndex::Result::kDuplicate:
+      // Another thread stored the same (user key, sequence), which the
+      // caller must not do (kInBatch, contract point 4): the index keeps the
+      // version it has; this one stays in its block, for iterators.
+    case ColumnIndex::Result::kLinked:
+      break;
+  }
+  region.queue.Pop();
+  return true;
+}
+
+void ColumnarRep::Enqueue(Region& region, EntryRef ref, uint64_t hash) {
+  if (region.queue.empty()) {
+    const uint32_t i = static_cast<uint32_t>(&region - regions_.get());
+    const uint64_t bit = uint64_t{1} << (i % 64);
+    // acq_rel: ordered before the push (see queued_).
+    if ((queued_[i / 64].load(std::memory_order_relaxed) & bit) == 0) {
+      queued_[i / 64].fetch_or(bit, std::memory_order_acq_rel);
+    }
+  }
+  region.queue.Push(ref, hash);
+  index_.PrefetchForInsert(hash);
+}
+
+void ColumnarRep::LinkAll() {
+  for (uint32_t i = 0; i < shards_; ++i) {
+    const uint64_t bit = uint64_t{1} << (i % 64);
+    if ((queued_[i / 64].load(std::memory_order_acquire) & bit) == 0) continue;
+    Region* region = TryClaim(i);
+    if (region == nullptr) continue;  // a writer: not at Freeze (contract point 6)
+    RegionLock lock(*region);
+    while (!region->queue.empty() && LinkOldest(*region)) {
+    }
+    // acq_rel: the links are ordered before the clear (see queued_).
+    if (region->queue.empty()) queued_[i / 64].fetch_and(~bit, std::memory_order_acq_rel);
+  }
+}
+
+void ColumnarRep::Freeze() {
+  // Reads of a frozen rep then skip the queues.
+  LinkAll();
+  sets_->Freeze();
 }
 
 // ---- Rows ----
@@ -230,12 +289,50 @@ bool ColumnarRep::InsertRow(KeyHandle handle) {
   uint32_t internal_key_len;
   const char* key = format::DecodeVarint32(row, &internal_key_len);
   const uint32_t key_len = internal_key_len - 8;
-  const uint64_t tag = format::DecodeFixed64(key + key_len);
   uint32_t value_len;
   format::DecodeVarint32(key + internal_key_len, &value_len);
-  Status ignored;
-  return Store(nullptr, table_.BlockOf(ref), ref, key, key_len, tag, value_len,
-               util::Hash(std::string_view(key, key_len)), &ignored);
+  Block* block = table_.BlockOf(ref);
+  const uint32_t i = table_.IndexOf(ref);
+  Fill(block, i, key, key_len, format::DecodeFixed64(key + key_len), value_len);
+  const uint64_t hash = util::Hash(std::string_view(key, key_len));
+  // A refused row (a duplicate; or no memory, which RocksDB also retries at
+  // a new sequence) stays in its block as refused.
+  bool stored = false;
+  if (Admit(block->meta[i]).ok()) {
+    Region& region = Claim();
+    RegionLock lock(region);
+    if (MakeRoom(region)) {
+      block->Resolve(i, Meta::kReady, /*exclusive=*/false);
+      CountEntry(&region);
+      Enqueue(region, ref, hash);
+      stored = true;
+    }
+  }
+  if (!stored) block->Resolve(i, Meta::kRefused, /*exclusive=*/false);
+  return stored;
+}
+
+size_t ColumnarRep::QueuedVersions(std::string_view user_key, uint64_t hash, EntryRef* out) const {
+  const uint64_t fp = hash & LinkQueue::kFingerprintMask;
+  size_t n = 0;
+  for (uint32_t w = 0; w < kQueuedWords && w * 64 < shards_; ++w) {
+    // acquire: pairs with the holder's fetch_or and LinkAll's fetch_and.
+    for (uint64_t bits = queued_[w].load(std::memory_order_acquire); bits != 0; bits &= bits - 1) {
+      regions_[w * 64 + std::countr_zero(bits)].queue.ForEach([&](uint64_t v) {
+        if ((v & LinkQueue::kFingerprintMask) != fp) return;
+        const auto ref = static_cast<EntryRef>(v);
+        const Meta& m = table_.MetaOf(ref);
+        if (order_.CompareUserKeys(std::string_view(m.key, m.key_len), user_key) != 0) return;
+        // Newest first (insertion: a key rarely has more than one here).
+        size_t j = n++;
+        for (; j > 0 && TagSequence(table_.MetaOf(out[j - 1]).tag) < TagSequence(m.tag); --j) {
+          out[j] = out[j - 1];
+        }
+        out[j] = ref;
+      });
+    }
+  }
+  return n;
 }
 
 template <typename Fn>
@@ -243,9 +340,36 @@ void ColumnarRep::ForVersions(std::string_view internal_key, uint64_t hash, Fn&&
   const std::string_view user = internal_key.substr(0, internal_key.size() - 8);
   const uint64_t seq =
       TagSequence(format::DecodeFixed64(internal_key.data() + internal_key.size() - 8));
-  for (EntryRef ref = index_.Find(order_, user, hash); ref != 0; ref = index_.Older(ref)) {
-    if (TagSequence(table_.MetaOf(ref).tag) > seq) continue;  // newer than the snapshot
-    if (!fn(ref)) return;
+  const auto seq_of = [&](EntryRef ref) { return TagSequence(table_.MetaOf(ref).tag); };
+  // The queues are read before the index (link_queue.h): an entry that
+  // leaves a queue meanwhile is then in the index.
+  EntryRef queued[ColumnarOptions::kMaxShards * LinkQueue::kDepth];
+  const size_t n = QueuedVersions(user, hash, queued);
+  EntryRef chain = index_.Find(order_, user, hash);
+  if (n == 0) {
+    for (; chain != 0; chain = index_.Older(chain)) {
+      if (seq_of(chain) > seq) continue;  // newer than the snapshot
+      if (!fn(chain)) return;
+    }
+    return;
+  }
+  // Both lists are newest first: merge them; an entry linked after the
+  // queues were read is in both, one after the other.
+  size_t q = 0;
+  for (EntryRef last = 0;;) {
+    EntryRef next;
+    if (q < n && (chain == 0 || seq_of(queued[q]) >= seq_of(chain))) {
+      next = queued[q++];
+    } else if (chain != 0) {
+      next = chain;
+      chain = index_.Older(chain);
+    } else {
+      return;
+    }
+    if (next == last) continue;
+    last = next;
+    if (seq_of(next) > seq) continue;
+    if (!fn(next)) return;
   }
 }
 
@@ -315,44 +439,70 @@ Status ColumnarRep::RandomSample(size_t target, uint64_t seed,
 
 // ---- Views ----
 
+Status ColumnarRep::Stage(Region& region, const EntryView& e, Staged* out) {
+  out->hash = util::Hash(e.user_key);
+  char* bytes = TakeBytes(region, e.user_key.size() + e.value.size());
+  if (bytes == nullptr) return Status::OutOfMemory("could not allocate an entry's bytes");
+  if (!e.user_key.empty()) std::memcpy(bytes, e.user_key.data(), e.user_key.size());
+  if (!e.value.empty()) std::memcpy(bytes + e.user_key.size(), e.value.data(), e.value.size());
+  Status s = Reserve(region, &out->ref, &out->block);
+  if (!s.ok()) return s;
+  const uint32_t i = table_.IndexOf(out->ref);
+  Fill(out->block, i, bytes, uint32_t(e.user_key.size()), e.tag, uint32_t(e.value.size()));
+  s = Admit(out->block->meta[i]);
+  if (!s.ok()) out->block->Resolve(i, Meta::kRefused, /*exclusive=*/true);
+  return s;
+}
+
+void ColumnarRep::Finish(Region& region, const Staged& staged) {
+  staged.block->Resolve(table_.IndexOf(staged.ref), Meta::kReady, /*exclusive=*/true);
+  CountEntry(&region);
+  Enqueue(region, staged.ref, staged.hash);
+}
+
 Status ColumnarRep::Add(const EntryView& entry, bool /*concurrent*/) {
-  return AddBatch(std::span<const EntryView>(&entry, 1), false);
+  Region& region = Claim();
+  RegionLock lock(region);
+  // Room first: the link's atomic then waits for no store of this entry.
+  if (!MakeRoom(region)) return NoOverflowBucket();
+  Staged staged;
+  Status s = Stage(region, entry, &staged);
+  if (s.ok()) Finish(region, staged);
+  return s;
 }
 
 Status ColumnarRep::AddBatch(std::span<const EntryView> entries, bool /*concurrent*/) {
-  // Index buckets are loaded kAhead entries ahead of their insert.
-  constexpr size_t kAhead = 8;
-  uint64_t hashes[kAhead];
-  const size_t n = entries.size();
-  for (size_t j = 0; j < std::min(n, kAhead); ++j) {
-    hashes[j] = util::Hash(entries[j].user_key);
-    index_.Prefetch(hashes[j]);
-  }
+  // One region claim. Entries go in groups: first every entry of the group
+  // is written (streaming stores, its bucket prefetched), then each is
+  // published, which links an older one: the links' atomics come together,
+  // and only the first waits for the group's stores to drain.
+  constexpr size_t kGroup = 16;
   Region& region = Claim();
   RegionLock lock(region);
-  for (size_t i = 0; i < n; ++i) {
-    const uint64_t hash = hashes[i % kAhead];
-    if (i + kAhead < n) {
-      hashes[i % kAhead] = util::Hash(entries[i + kAhead].user_key);
-      index_.Prefetch(hashes[i % kAhead]);
-    }
-    const EntryView& e = entries[i];
+  const size_t n = entries.size();
+  for (size_t start = 0; start < n; start += kGroup) {
+    const size_t m = std::min(kGroup, n - start);
+    Staged staged[kGroup];
+    size_t k = 0;
     Status s;
-    char* bytes = TakeBytes(region, e.user_key.size() + e.value.size());
-    if (bytes == nullptr) {
-      s = Status::OutOfMemory("could not allocate an entry's bytes");
-    } else {
-      if (!e.user_key.empty()) std::memcpy(bytes, e.user_key.data(), e.user_key.size());
-      if (!e.value.empty()) std::memcpy(bytes + e.user_key.size(), e.value.data(), e.value.size());
-      EntryRef ref;
-      Block* block;
-      s = Reserve(region, &ref, &block);
-      if (s.ok() && Store(&region, block, ref, bytes, uint32_t(e.user_key.size()), e.tag,
-                          uint32_t(e.value.size()), hash, &s)) {
-        continue;
-      }
+    for (; k < m; ++k) {
+      s = Stage(region, entries[start + k], &staged[k]);
+      if (!s.ok()) break;
+      index_.PrefetchForInsert(staged[k].hash);
     }
-    return n == 1 ? s : format::BatchRecordStatus(i, s);
+    for (size_t j = 0; j < k; ++j) {
+      if (!MakeRoom(region)) {
+        // Unpublished entries are refused, from this one on.
+        for (size_t r = j; r < k; ++r) {
+          staged[r].block->Resolve(table_.IndexOf(staged[r].ref), Meta::kRefused, true);
+        }
+        s = NoOverflowBucket();
+        k = j;
+        break;
+      }
+      Finish(region, staged[j]);
+    }
+    if (!s.ok()) return n == 1 ? s : format::BatchRecordStatus(start + k, s);
   }
   return Status::OK();
 }

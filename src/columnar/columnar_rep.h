@@ -2,8 +2,10 @@
 //
 //   insert ──► writer region (one per thread slot): its active block of
 //              columns and its byte chunk (append; no lock, no shared line)
-//         └──► ColumnIndex: user key → newest version (one bucket probe)
-//   Get ◄───── ColumnIndex, then the version chain (sequence descending)
+//         └──► the region's LinkQueue ──(kDepth inserts later, the bucket
+//              prefetched meanwhile)──► ColumnIndex: user key → newest version
+//   Get ◄───── the queues that hold entries, then ColumnIndex and the version
+//              chain (sequence descending), merged
 //   full block ─► sealed in O(1) ─► strand: radix sort ─► sorted blocks,
 //                                    merged to at most max_sorted_blocks
 //   iterators ◄── sorted blocks + the pending entries, sorted once per change
@@ -14,9 +16,11 @@
 // bytes followed by the value bytes, and there are no rows.
 //
 // Thread safety: as Rep (memrep/rep.h). A writer holds its region (an
-// uncontended flag on the region's own cache line) while it reserves an entry
-// and copies bytes; the index insert is lock-free. Readers take no lock for
-// Get; an iterator takes BlockSets' mutexes briefly to take a view.
+// uncontended flag on the region's own cache line) while it reserves an entry,
+// copies bytes and queues or links entries; the index insert is lock-free.
+// Readers take no lock for Get; an iterator takes BlockSets' mutexes briefly
+// to take a view. Duplicates: kInBatch (format/batch_duplicates.h); the index
+// is not consulted at insert time, that is the point of the queue.
 #pragma once
 
 #include <algorithm>
@@ -27,6 +31,7 @@
 #include "columnar/block_set.h"
 #include "columnar/column_index.h"
 #include "columnar/columns.h"
+#include "columnar/link_queue.h"
 #include "concurrency/thread_slot.h"
 #include "format/key_order.h"
 #include "memrep/columnar.h"
@@ -63,7 +68,7 @@ class ColumnarRep final : public Rep {
                 MultiEntryCallback callback) const override;
 
   std::unique_ptr<RepIterator> NewIterator() const override;
-  void Freeze() override { sets_->Freeze(); }
+  void Freeze() override;
   bool frozen() const override { return sets_->frozen(); }
   size_t MemoryUsage() const override;
   bool NearlyFull() const override;
@@ -89,12 +94,15 @@ class ColumnarRep final : public Rep {
     char* bytes = nullptr;   // the byte chunk's free space
     size_t left = 0;
     std::atomic<uint64_t> count{0};  // entries stored by threads of this slot
+    LinkQueue queue;                 // stored entries not yet in the index
   };
   class RegionLock;
 
   ColumnarRep(const ColumnarOptions& options, const RepContext& context,
               uint64_t write_buffer_size);
   Region& Claim();
+  // The region `i` if it is free now (taken), else nullptr.
+  Region* TryClaim(uint32_t i);
   // Room for `n` bytes in the region's chunk, or nullptr.
   char* TakeBytes(Region& region, size_t n);
   // The next entry of the region's block (a new block when full); sets *ref.
@@ -104,18 +112,42 @@ class ColumnarRep final : public Rep {
   uint32_t UsedBlocks() const {
     return std::min(next_block_.load(std::memory_order_relaxed), table_.mapped_blocks());
   }
-  // Fills entry `ref` of `block` (a key at `key` in memory that stays) and
-  // links it; stores its state. false: a duplicate (or no memory for an
-  // overflow bucket, *s says which).
-  // region: the caller's, which it holds (the standalone face), or nullptr
-  // (the RocksDB face: Insert runs after Allocate left the region).
-  bool Store(Region* region, Block* block, EntryRef ref, const char* key, uint32_t key_len,
-             uint64_t tag, uint32_t value_len, uint64_t hash, Status* s);
+  // Fills entry i of `block`'s columns (a key at `key`, in memory that stays).
+  void Fill(Block* block, uint32_t i, const char* key, uint32_t key_len, uint64_t tag,
+            uint32_t value_len);
+  // Whether this thread stored the entry's (user key, sequence) before, in
+  // this run of inserts at one sequence: OK, or AlreadyExists / OutOfMemory.
+  Status Admit(const Meta& meta) const;
+  // Room in the held region's queue for one more entry: links the oldest
+  // one if it is full. false: that needed an overflow bucket of the index
+  // and none could be had (nothing changed).
+  bool MakeRoom(Region& region) { return !region.queue.full() || LinkOldest(region); }
+  bool LinkOldest(Region& region);
+  // Queues the ready entry `ref` on the held region (MakeRoom made room) and
+  // loads its index bucket for the link to come.
+  void Enqueue(Region& region, EntryRef ref, uint64_t hash);
+  // Links every queued entry (Freeze: no writer runs).
+  void LinkAll();
+  // An entry written to its region but not yet published (ready, queued).
+  struct Staged {
+    Block* block;
+    EntryRef ref;
+    uint64_t hash;
+  };
+  // Writes `entry` into the held region and checks it for a duplicate: OK
+  // (then Finish publishes it), or why not (nothing is published).
+  Status Stage(Region& region, const EntryView& entry, Staged* out);
+  // REQUIRES: MakeRoom(region) returned true.
+  void Finish(Region& region, const Staged& staged);
+  static Status NoOverflowBucket();
   bool InsertRow(KeyHandle handle);
   // Calls fn(ref) on the versions of the lookup key's user key at and after
   // it (sequence <= the key's), newest first, until fn returns false.
   template <typename Fn>
   void ForVersions(std::string_view internal_key, uint64_t hash, Fn&& fn) const;
+  // Versions of `user_key` in the link queues (see link_queue.h), newest
+  // first, into out[]; returns how many.
+  size_t QueuedVersions(std::string_view user_key, uint64_t hash, EntryRef* out) const;
   // Counts a stored entry on the held region (only its holder writes the
   // count then), or on the thread slot's (where threads may share it).
   void CountEntry(Region* held) {
@@ -134,6 +166,13 @@ class ColumnarRep final : public Rep {
   BlockTable table_;
   ColumnIndex index_;
   std::unique_ptr<Region[]> regions_;
+  // Bit i: region i's queue may hold entries. Set (by the region's holder)
+  // before its queue turns non-empty, cleared only once it is empty (LinkAll):
+  // a reader that loads a word with acquire and skips a clear bit skips only
+  // entries already linked (acq_rel on both sides).
+  static constexpr uint32_t kQueuedWords = ColumnarOptions::kMaxShards / 64;
+  std::atomic<uint64_t> queued_[kQueuedWords] = {};
+  const uint64_t owner_;  // this rep's number for format::BatchDuplicates
   // Block numbers handed out (from 1). relaxed: a counter; the block table
   // publishes blocks.
   std::atomic<uint32_t> next_block_{1};

@@ -50,7 +50,7 @@ const registry::Registration& RepRegistration() {
         "write-optimised: each writer appends to its own block of columns, a fingerprinted "
         "hash index answers point reads, full blocks are radix-sorted in the background";
     r.traits.concurrent_insert = true;
-    r.traits.duplicates = RepTraits::Duplicates::kAll;
+    r.traits.duplicates = RepTraits::Duplicates::kInBatch;
     r.traits.comparators = RepTraits::Comparators::kBytewise;
     r.traits.point_read_while_mutable = RepTraits::Cost::kConstant;
     r.traits.new_iterator_while_mutable = RepTraits::Cost::kConstant;

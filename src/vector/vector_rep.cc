@@ -9,10 +9,11 @@
 #include "runs/merging_cursor.h"
 #include "runs/run_iterator.h"
 #include "runs/run_options.h"
-#include "vector/batch_duplicates.h"
 
 namespace memrep::vector {
 namespace {
+
+using format::BatchDuplicates;
 
 runs::RunIndexOptions RunOptions(const VectorOptions& options) {
   // Fenced runs only: the vector rep is chosen for writes and its memory,
@@ -83,7 +84,7 @@ bool VectorRep::Append(KeyHandle handle, bool exclusive) {
   // kNoMemory refuses the row like a duplicate: RocksDB then starts a new
   // sequence (with one sequence per batch) and inserts it again, where the
   // check needs no memory; the standalone face goes through Append.
-  if (BatchDuplicates::Admit(owner_, order_, region_.Row(ref)) != BatchDuplicates::Result::kNew) {
+  if (AdmitRow(region_.Row(ref)) != BatchDuplicates::Result::kNew) {
     return false;
   }
   runs_->Push(ref, exclusive);
@@ -136,8 +137,14 @@ Status VectorRep::Add(const EntryView& entry, bool concurrent) {
   return s;
 }
 
+BatchDuplicates::Result VectorRep::AdmitRow(const char* row) const {
+  uint64_t tag;
+  const std::string_view user_key = format::RowUserKey(row, &tag);
+  return BatchDuplicates::Admit(owner_, order_, user_key, TagSequence(tag));
+}
+
 Status VectorRep::Admit(const char* row, SequenceNumber sequence) const {
-  switch (BatchDuplicates::Admit(owner_, order_, row)) {
+  switch (AdmitRow(row)) {
     case BatchDuplicates::Result::kNew:
       return Status::OK();
     case BatchDuplicates::Result::kDuplicate:

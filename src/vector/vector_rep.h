@@ -11,7 +11,7 @@
 // (its only header). A point read is a seek among the runs of a RunIndex
 // view: O(log n) per run, plus sorting the rows that arrived since the last
 // reader (kept and shared). Duplicates are found the way RocksDB makes them
-// (vector/batch_duplicates.h).
+// (format/batch_duplicates.h).
 //
 // Thread safety: as Rep (memrep/rep.h). Writers touch only their chunk and
 // their write-list shard: no lock, no cache line all writers share. Readers
@@ -20,6 +20,7 @@
 
 #include <memory>
 
+#include "format/batch_duplicates.h"
 #include "format/key_order.h"
 #include "memory/row_region.h"
 #include "memrep/rep.h"
@@ -64,8 +65,10 @@ class VectorRep final : public Rep {
 
  private:
   bool Append(KeyHandle handle, bool exclusive);
-  // BatchDuplicates::Admit for a complete row, as a Status: AlreadyExists
-  // (a duplicate) or OutOfMemory (not checked) store nothing.
+  // BatchDuplicates::Admit for a complete row.
+  format::BatchDuplicates::Result AdmitRow(const char* row) const;
+  // The same as a Status: AlreadyExists (a duplicate) or OutOfMemory (not
+  // checked) store nothing.
   Status Admit(const char* row, SequenceNumber sequence) const;
   VectorRep(const VectorOptions& options, const RepContext& context, uint64_t region_bytes);
 

@@ -9,7 +9,7 @@
 // another sequence between them. So a writer thread only has to remember the
 // keys it wrote at its current sequence, per rep:
 //
-//   thread state:  seq S │ group(rep A): first row, then a set of user keys
+//   thread state:  seq S │ group(rep A): first user key, then a set of them
 //                        │ group(rep B): ...             (one per column family)
 //
 // An insert at another sequence starts a new state (the common case: a
@@ -21,17 +21,21 @@
 // thread inserted at another sequence in between (RocksDB never makes those;
 // RepTraits::Duplicates::kInBatch says so to every caller).
 //
+// Used by the reps that find kInBatch duplicates (vector, columnar).
+//
 // Thread safety: the state is the calling thread's own; nothing is shared.
-// A group's rows are only read while its rep inserts (the rep is alive), and
+// A group's keys are only read while its rep inserts (the rep is alive), and
 // reps are told apart by a number never reused, so a destroyed rep's group is
 // never read.
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 
 #include "format/key_order.h"
+#include "memrep/entry.h"
 
-namespace memrep::vector {
+namespace memrep::format {
 
 class BatchDuplicates {
  public:
@@ -40,12 +44,15 @@ class BatchDuplicates {
   // A number for a new rep, unique for the life of the process.
   static uint64_t NewOwner();
 
-  // Records the complete `row`, about to be stored by the rep `owner` (which
+  // Records `user_key` at `seq`, about to be stored by the rep `owner` (which
   // compares keys with `order`): kDuplicate if this thread recorded the same
   // user key for that rep at the same sequence, with no record at another
   // sequence since (nothing is recorded then); kNoMemory if the set could not
   // grow (nothing is recorded). Never throws.
-  static Result Admit(uint64_t owner, const format::KeyOrder& order, const char* row) noexcept;
+  // REQUIRES: the key's bytes stay where they are while the rep lives (the
+  // rep's own copy, not the caller's).
+  static Result Admit(uint64_t owner, const KeyOrder& order, std::string_view user_key,
+                      SequenceNumber seq) noexcept;
 };
 
-}  // namespace memrep::vector
+}  // namespace memrep::format

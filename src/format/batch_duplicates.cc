@@ -1,4 +1,4 @@
-#include "vector/batch_duplicates.h"
+#include "format/batch_duplicates.h"
 
 #include <atomic>
 #include <new>
@@ -6,25 +6,25 @@
 #include <string_view>
 #include <vector>
 
-namespace memrep::vector {
+namespace memrep::format {
 namespace {
 
 struct UserKeyLess {
-  const format::KeyOrder* order;
+  const KeyOrder* order;
   bool operator()(std::string_view a, std::string_view b) const {
     return order->CompareUserKeys(a, b) < 0;
   }
 };
 
-// The rows one rep stored at the thread's current sequence: the first one,
-// and once a second arrives, all their user keys.
+// The keys one rep stored at the thread's current sequence: the first one,
+// and once a second arrives, all of them.
 struct Group {
   uint64_t owner;
-  const char* first;
+  std::string_view first;
   std::set<std::string_view, UserKeyLess> keys;
 };
 
-// The thread's sequence and the first row stored at it: constant-initialized
+// The thread's sequence and the first key stored at it: constant-initialized
 // and initial-exec, so the common path (every insert at a new sequence) is a
 // few loads and stores with no TLS call and no initialization guard.
 struct First {
@@ -32,8 +32,9 @@ struct First {
   bool repeated;  // whether Repeats() holds the groups of this sequence
   uint64_t seq;
   uint64_t owner;
-  const format::KeyOrder* order;
-  const char* row;
+  const KeyOrder* order;
+  const char* key;
+  size_t key_len;
 };
 [[gnu::tls_model("initial-exec")]] thread_local First first{};
 
@@ -43,34 +44,24 @@ std::vector<Group>& Repeats() {
   return groups;
 }
 
-std::string_view UserKey(const char* row, uint64_t* seq) {
-  uint64_t tag;
-  const std::string_view key = format::RowUserKey(row, &tag);
-  *seq = TagSequence(tag);
-  return key;
-}
-
 using KeySet = std::set<std::string_view, UserKeyLess>;
 
-// A second row or more at the thread's sequence.
-BatchDuplicates::Result AdmitRepeat(uint64_t owner, const format::KeyOrder& order, const char* row,
-                                    std::string_view key) {
+// A second key or more at the thread's sequence.
+BatchDuplicates::Result AdmitRepeat(uint64_t owner, const KeyOrder& order, std::string_view key) {
   std::vector<Group>& groups = Repeats();
   if (!first.repeated) {
     groups.clear();
-    groups.push_back(Group{first.owner, first.row, KeySet(UserKeyLess{first.order})});
+    groups.push_back(Group{first.owner, std::string_view(first.key, first.key_len),
+                           KeySet(UserKeyLess{first.order})});
     first.repeated = true;
   }
   for (Group& group : groups) {
     if (group.owner != owner) continue;
-    if (group.keys.empty()) {
-      uint64_t first_seq;
-      group.keys.insert(UserKey(group.first, &first_seq));
-    }
+    if (group.keys.empty()) group.keys.insert(group.first);
     return group.keys.insert(key).second ? BatchDuplicates::Result::kNew
                                          : BatchDuplicates::Result::kDuplicate;
   }
-  groups.push_back(Group{owner, row, KeySet(UserKeyLess{&order})});
+  groups.push_back(Group{owner, key, KeySet(UserKeyLess{&order})});
   return BatchDuplicates::Result::kNew;
 }
 
@@ -81,25 +72,23 @@ uint64_t BatchDuplicates::NewOwner() {
   return next.fetch_add(1, std::memory_order_relaxed);  // relaxed: only uniqueness matters
 }
 
-BatchDuplicates::Result BatchDuplicates::Admit(uint64_t owner, const format::KeyOrder& order,
-                                               const char* row) noexcept {
-  uint64_t seq;
-  const std::string_view key = UserKey(row, &seq);
+BatchDuplicates::Result BatchDuplicates::Admit(uint64_t owner, const KeyOrder& order,
+                                               std::string_view key, SequenceNumber seq) noexcept {
   if (!first.any || seq != first.seq) {
     // A new sequence: no earlier row can be its duplicate. The groups of a
     // sequence that repeated are dropped (clear() frees no memory and
     // cannot throw).
     if (first.repeated) Repeats().clear();
-    first = First{true, false, seq, owner, &order, row};
+    first = First{true, false, seq, owner, &order, key.data(), key.size()};
     return Result::kNew;
   }
   try {
-    return AdmitRepeat(owner, order, row, key);
+    return AdmitRepeat(owner, order, key);
   } catch (const std::bad_alloc&) {
     // Every insert in AdmitRepeat leaves its container as it was when it
-    // throws, so the state still holds exactly the rows recorded before.
+    // throws, so the state still holds exactly the keys recorded before.
     return Result::kNoMemory;
   }
 }
 
-}  // namespace memrep::vector
+}  // namespace memrep::format
