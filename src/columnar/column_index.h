@@ -79,7 +79,9 @@ class ColumnIndex {
   // Overflow buckets taken from the Allocator (it counts their bytes).
   uint64_t overflow_buckets() const { return overflow_.load(std::memory_order_relaxed); }
 
-  enum class Result { kLinked, kDuplicate, kNoMemory };
+  // kLinked: the key's first version; kLinkedVersion: a newer one (the key
+  // had versions, whose key was compared).
+  enum class Result { kLinked, kLinkedVersion, kDuplicate, kNoMemory };
 
   // Links entry `ref` (complete but for `older`, which this sets) under
   // its user key. kDuplicate: the key already has a version with this
@@ -104,7 +106,7 @@ class ColumnIndex {
           // Claimed meanwhile (invariant 1): v is the claimer's; look at it.
         }
         if ((v & kFingerprintMask) == fp && SameKey(order, v, key)) {
-          return LinkVersion(slot, v, ref, meta) ? Result::kLinked : Result::kDuplicate;
+          return LinkVersion(slot, v, ref, meta) ? Result::kLinkedVersion : Result::kDuplicate;
         }
       }
       Bucket* next = bucket->overflow.load(std::memory_order_acquire);
@@ -147,6 +149,21 @@ class ColumnIndex {
   // Loads the bucket a hash lands in: for reading (Find), or to write (Insert).
   void Prefetch(uint64_t hash) const { __builtin_prefetch(&buckets_[hash & mask_]); }
   void PrefetchForInsert(uint64_t hash) const { __builtin_prefetch(&buckets_[hash & mask_], 1); }
+  // For an insert to come whose bucket is loaded by now: loads the metadata
+  // (stage 1) or the key bytes (stage 2, once the metadata is loaded) of the
+  // version a fingerprint in its first bucket matches, which the insert
+  // compares its key with when the key has versions already.
+  void PrefetchVersion(uint64_t hash, int stage) const {
+    const uint64_t fp = Fingerprint(hash);
+    for (const std::atomic<uint64_t>& slot : buckets_[hash & mask_].slots) {
+      const uint64_t v = slot.load(std::memory_order_acquire);  // invariant 3
+      if (v == 0) return;
+      if ((v & kFingerprintMask) != fp) continue;
+      const Meta& m = table_.MetaOf(static_cast<EntryRef>(v));
+      __builtin_prefetch(stage == 1 ? static_cast<const void*>(&m) : m.key);
+      return;
+    }
+  }
 
  private:
   static constexpr uint64_t kFingerprintMask = ~uint64_t{0} << 32;

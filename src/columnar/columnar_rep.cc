@@ -20,6 +20,13 @@ namespace memrep::columnar {
 
 namespace {
 
+// Ages (pushes since its own) at which a queued entry's insert has the
+// metadata, then the key, of the version it meets in its bucket loaded;
+// done once this many of the region's last 16 links met a version.
+constexpr uint32_t kVersionMetaAge = LinkQueue::kDepth / 2;
+constexpr uint32_t kVersionKeyAge = LinkQueue::kDepth - 2;
+constexpr int kVersionsMetToPrefetch = 4;
+
 // Blocks a table maps at most (8 bytes each, touched as used): with the
 // smallest blocks this still names 64M entries.
 constexpr uint32_t kMaxTableBlocks = uint32_t{1} << 22;
@@ -224,6 +231,10 @@ bool ColumnarRep::LinkOldest(Region& region) {
       // caller must not do (kInBatch, contract point 4): the index keeps the
       // version it has; this one stays in its block, for iterators.
     case ColumnIndex::Result::kLinked:
+      region.versions_met >>= 1;
+      break;
+    case ColumnIndex::Result::kLinkedVersion:
+      region.versions_met = (region.versions_met >> 1) | 0x8000;
       break;
   }
   region.queue.Pop();
@@ -240,7 +251,17 @@ void ColumnarRep::Enqueue(Region& region, EntryRef ref, uint64_t hash) {
     }
   }
   region.queue.Push(ref, hash);
+  // The link of an entry comes kDepth pushes after its own; meanwhile its
+  // bucket, then the metadata and the key of the version it may meet there,
+  // are loaded, one dependent step every few pushes.
   index_.PrefetchForInsert(hash);
+  // Only where links met versions lately (updates): elsewhere reading the
+  // bucket early would only wait for it.
+  if (std::popcount(region.versions_met) < kVersionsMetToPrefetch) return;
+  const uint32_t queued = region.queue.size();
+  if (queued > kVersionMetaAge)
+    index_.PrefetchVersion(region.queue.hash_at_age(kVersionMetaAge), 1);
+  if (queued > kVersionKeyAge) index_.PrefetchVersion(region.queue.hash_at_age(kVersionKeyAge), 2);
 }
 
 void ColumnarRep::LinkAll() {

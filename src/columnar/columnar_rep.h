@@ -95,6 +95,7 @@ class ColumnarRep final : public Rep {
     size_t left = 0;
     std::atomic<uint64_t> count{0};  // entries stored by threads of this slot
     LinkQueue queue;                 // stored entries not yet in the index
+    uint16_t versions_met = 0;  // bit 15: the last link met a version; bit 14: the one before...
   };
   class RegionLock;
 

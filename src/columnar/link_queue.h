@@ -56,6 +56,9 @@ class LinkQueue {
     return static_cast<EntryRef>(slots_[Tail() % kDepth].load(std::memory_order_relaxed));
   }
   uint64_t oldest_hash() const { return hashes_[Tail() % kDepth]; }
+  // Entries queued now, and the hash of the one pushed `age` pushes ago.
+  uint32_t size() const { return static_cast<uint32_t>(Head() - Tail()); }
+  uint64_t hash_at_age(uint32_t age) const { return hashes_[(Head() - 1 - age) % kDepth]; }
   // REQUIRES: the oldest entry is linked (or dropped, see ColumnarRep::Link).
   void Pop() { tail_.store(Tail() + 1, std::memory_order_release); }  // invariant 1
 
