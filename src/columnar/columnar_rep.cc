@@ -475,7 +475,7 @@ Status ColumnarRep::RandomSample(size_t target, uint64_t seed,
 
 // ---- Views ----
 
-Status ColumnarRep::Stage(Region& region, const EntryView& e, Staged* out) {
+Status ColumnarRep::Stage(Region& region, const EntryView& e, bool admit, Staged* out) {
   out->hash = util::Hash(e.user_key);
   char* bytes = TakeBytes(region, e.user_key.size() + e.value.size());
   if (bytes == nullptr) return Status::OutOfMemory("could not allocate an entry's bytes");
@@ -485,6 +485,7 @@ Status ColumnarRep::Stage(Region& region, const EntryView& e, Staged* out) {
   if (!s.ok()) return s;
   const uint32_t i = table_.IndexOf(out->ref);
   Fill(out->block, i, bytes, uint32_t(e.user_key.size()), e.tag, uint32_t(e.value.size()));
+  if (!admit) return Status::OK();
   s = Admit(out->block->meta[i]);
   if (!s.ok()) out->block->Resolve(i, Meta::kRefused, /*exclusive=*/true);
   return s;
@@ -502,10 +503,26 @@ Status ColumnarRep::Add(const EntryView& entry, bool /*concurrent*/) {
   // Room first: the link's atomic then waits for no store of this entry.
   if (!MakeRoom(region)) return NoOverflowBucket();
   Staged staged;
-  Status s = Stage(region, entry, &staged);
+  Status s = Stage(region, entry, /*admit=*/true, &staged);
   if (s.ok()) Finish(region, staged);
   return s;
 }
+
+namespace {
+
+// Whether a batch's record i must go through BatchDuplicates: a duplicate
+// it finds is a record at the sequence of the records just before it, and
+// only a record that such a record may follow need be recorded. So a record
+// between two of other sequences (most batches: one sequence a record) is
+// skipped; the first and last are not, as the thread's runs go on across
+// calls.
+bool NeedsAdmit(std::span<const EntryView> entries, size_t i) {
+  const SequenceNumber seq = entries[i].sequence();
+  return i == 0 || i + 1 == entries.size() || entries[i - 1].sequence() == seq ||
+         entries[i + 1].sequence() == seq;
+}
+
+}  // namespace
 
 Status ColumnarRep::AddBatch(std::span<const EntryView> entries, bool /*concurrent*/) {
   // One region claim. Entries go in groups: first every entry of the group
@@ -522,7 +539,7 @@ Status ColumnarRep::AddBatch(std::span<const EntryView> entries, bool /*concurre
     size_t k = 0;
     Status s;
     for (; k < m; ++k) {
-      s = Stage(region, entries[start + k], &staged[k]);
+      s = Stage(region, entries[start + k], NeedsAdmit(entries, start + k), &staged[k]);
       if (!s.ok()) break;
       index_.PrefetchForInsert(staged[k].hash);
     }

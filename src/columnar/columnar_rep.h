@@ -135,9 +135,9 @@ class ColumnarRep final : public Rep {
     EntryRef ref;
     uint64_t hash;
   };
-  // Writes `entry` into the held region and checks it for a duplicate: OK
-  // (then Finish publishes it), or why not (nothing is published).
-  Status Stage(Region& region, const EntryView& entry, Staged* out);
+  // Writes `entry` into the held region and, if `admit`, checks it for a
+  // duplicate: OK (then Finish publishes it), or why not (nothing is published).
+  Status Stage(Region& region, const EntryView& entry, bool admit, Staged* out);
   // REQUIRES: MakeRoom(region) returned true.
   void Finish(Region& region, const Staged& staged);
   static Status NoOverflowBucket();
