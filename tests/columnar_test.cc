@@ -180,7 +180,7 @@ TEST(Columnar, VersionsInTheLinkQueueAndTheIndexMergeNewestFirst) {
       ASSERT_EQ(Versions(*rep, "k", snapshot), expected);
     }
   }
-  rep->Freeze();  // links every queued entry
+  rep->Freeze();  // the queue stays as it is (no link may allocate now)
   EXPECT_EQ(Versions(*rep, "k", kMaxSequenceNumber), stored);
   for (size_t i = 0; i < others; ++i) {
     ASSERT_EQ(Versions(*rep, NumberKey(i), kMaxSequenceNumber), std::vector<SequenceNumber>{1 + i});

@@ -26,7 +26,7 @@ struct MEMREP_EXPORT ColumnarOptions {
 
   // Writer regions: each holds one active block and one byte chunk, and a
   // writer thread appends to the region of its thread slot (the next free one
-  // if another thread is in it). Unused regions cost 64 bytes.
+  // if another thread is in it). Unused regions cost 192 bytes.
   uint32_t shards = 16;
 
   // Entries per block, rounded down to a power of two. 0 (auto): from

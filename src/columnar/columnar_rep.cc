@@ -260,9 +260,11 @@ void ColumnarRep::Enqueue(Region& region, EntryRef ref, uint64_t hash) {
   if (region.queue.empty()) {
     const uint32_t i = static_cast<uint32_t>(&region - regions_.get());
     const uint64_t bit = uint64_t{1} << (i % 64);
-    // acq_rel: ordered before the push (see queued_).
+    // relaxed: the bit is set before the push in this thread, so before
+    // whatever follows the insert's return; a reader ordered after that sees
+    // it (see queued_); the entries themselves are published by the queue.
     if ((queued_[i / 64].load(std::memory_order_relaxed) & bit) == 0) {
-      queued_[i / 64].fetch_or(bit, std::memory_order_acq_rel);
+      queued_[i / 64].fetch_or(bit, std::memory_order_relaxed);
     }
   }
   region.queue.Push(ref, hash);
@@ -277,26 +279,6 @@ void ColumnarRep::Enqueue(Region& region, EntryRef ref, uint64_t hash) {
   if (queued > kVersionMetaAge)
     index_.PrefetchVersion(region.queue.hash_at_age(kVersionMetaAge), 1);
   if (queued > kVersionKeyAge) index_.PrefetchVersion(region.queue.hash_at_age(kVersionKeyAge), 2);
-}
-
-void ColumnarRep::LinkAll() {
-  for (uint32_t i = 0; i < shards_; ++i) {
-    const uint64_t bit = uint64_t{1} << (i % 64);
-    if ((queued_[i / 64].load(std::memory_order_acquire) & bit) == 0) continue;
-    Region* region = TryClaim(i);
-    if (region == nullptr) continue;  // a writer: not at Freeze (contract point 6)
-    RegionLock lock(*region);
-    while (!region->queue.empty() && LinkOldest(*region)) {
-    }
-    // acq_rel: the links are ordered before the clear (see queued_).
-    if (region->queue.empty()) queued_[i / 64].fetch_and(~bit, std::memory_order_acq_rel);
-  }
-}
-
-void ColumnarRep::Freeze() {
-  // Reads of a frozen rep then skip the queues.
-  LinkAll();
-  sets_->Freeze();
 }
 
 // ---- Rows ----
@@ -352,8 +334,8 @@ size_t ColumnarRep::QueuedVersions(std::string_view user_key, uint64_t hash, Ent
   const uint64_t fp = hash & LinkQueue::kFingerprintMask;
   size_t n = 0;
   for (uint32_t w = 0; w < kQueuedWords && w * 64 < shards_; ++w) {
-    // acquire: pairs with the holder's fetch_or and LinkAll's fetch_and.
-    for (uint64_t bits = queued_[w].load(std::memory_order_acquire); bits != 0; bits &= bits - 1) {
+    // relaxed: see queued_; the queue's own loads acquire what it holds.
+    for (uint64_t bits = queued_[w].load(std::memory_order_relaxed); bits != 0; bits &= bits - 1) {
       regions_[w * 64 + std::countr_zero(bits)].queue.ForEach([&](uint64_t v) {
         if ((v & LinkQueue::kFingerprintMask) != fp) return;
         const auto ref = static_cast<EntryRef>(v);

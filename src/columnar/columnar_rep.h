@@ -68,7 +68,10 @@ class ColumnarRep final : public Rep {
                 MultiEntryCallback callback) const override;
 
   std::unique_ptr<RepIterator> NewIterator() const override;
-  void Freeze() override;
+  // Nothing to link: a link may need an overflow bucket, and memory must not
+  // grow once frozen (RocksDB counts it as the memtable turns immutable);
+  // the queued entries stay where Gets find them.
+  void Freeze() override { sets_->Freeze(); }
   bool frozen() const override { return sets_->frozen(); }
   size_t MemoryUsage() const override;
   bool NearlyFull() const override;
@@ -127,8 +130,6 @@ class ColumnarRep final : public Rep {
   // Queues the ready entry `ref` on the held region (MakeRoom made room) and
   // loads its index bucket for the link to come.
   void Enqueue(Region& region, EntryRef ref, uint64_t hash);
-  // Links every queued entry (Freeze: no writer runs).
-  void LinkAll();
   // An entry written to its region but not yet published (ready, queued).
   struct Staged {
     Block* block;
@@ -167,10 +168,9 @@ class ColumnarRep final : public Rep {
   BlockTable table_;
   ColumnIndex index_;
   std::unique_ptr<Region[]> regions_;
-  // Bit i: region i's queue may hold entries. Set (by the region's holder)
-  // before its queue turns non-empty, cleared only once it is empty (LinkAll):
-  // a reader that loads a word with acquire and skips a clear bit skips only
-  // entries already linked (acq_rel on both sides).
+  // Bit i: region i's queue has held entries. Set by the region's holder
+  // before its first push and never cleared: a reader that loads the word
+  // after an insert returned sees the bit of its region.
   static constexpr uint32_t kQueuedWords = ColumnarOptions::kMaxShards / 64;
   std::atomic<uint64_t> queued_[kQueuedWords] = {};
   const uint64_t owner_;  // this rep's number for format::BatchDuplicates
