@@ -23,8 +23,8 @@ BlockSets::BlockSets(const BlockTable& table, const format::KeyOrder& order, uin
       order_(order),
       max_sorted_(std::max<uint32_t>(1, max_sorted)),
       pool_(pool),
-      strand_(&pool),
-      current_(std::make_shared<const Set>()) {}
+      current_(std::make_shared<const Set>()),
+      task_(pool, kRecheckPeriod) {}
 
 std::shared_ptr<const BlockSets::Set> BlockSets::Current() const {
   concurrency::MutexLock lock(&mu_);
@@ -100,63 +100,23 @@ void BlockSets::Publish(const std::vector<const SortedBlock*>& removed_sorted,
   current_ = std::move(next);
 }
 
-void BlockSets::Schedule(bool delayed) {
-  // relaxed load first: the common "already queued" case stays a shared read.
-  if (scheduled_.load(std::memory_order_relaxed) ||
-      scheduled_.exchange(true, std::memory_order_acq_rel)) {
-    return;
-  }
-  try {
-    auto task = [self = shared_from_this()] { self->Background(); };
-    if (delayed) {
-      strand_.PostAfter(kRecheckPeriod, std::move(task));
-    } else {
-      strand_.Post(std::move(task));
-    }
-  } catch (const std::bad_alloc&) {
-    // No memory to queue it: the next request queues one; readers sort
-    // pending blocks themselves meanwhile.
-    scheduled_.store(false, std::memory_order_release);
-  }
-}
-
 void BlockSets::Freeze() {
   // release: the task that sees the flag sees every insert before it.
   frozen_.store(true, std::memory_order_release);
   Schedule(false);
 }
 
-void BlockSets::Close() {
-  concurrency::MutexLock lock(&task_mu_);
-  closing_ = true;
-  // relaxed: merges poll it; task_mu_ orders everything else.
-  cancel_.store(true, std::memory_order_relaxed);
-  task_done_.Wait(&task_mu_, [&]() REQUIRES(task_mu_) { return !running_; });
-}
-
-void BlockSets::Background() {
-  {
-    concurrency::MutexLock lock(&task_mu_);
-    if (closing_) return;
-    running_ = true;
-  }
-  // release: a request made after this point queues a new task.
-  scheduled_.store(false, std::memory_order_release);
+bool BlockSets::BackgroundWork() {
   const uint64_t start = ThreadCpuNanos();
   bool more = true;
   try {
     more = Work();
   } catch (...) {
     // Out of memory: nothing was published half-way (sets are replaced
-    // whole); readers sort what is pending, and the strand tries again.
+    // whole); readers sort what is pending, and the task runs again.
   }
   background_nanos_.fetch_add(ThreadCpuNanos() - start, std::memory_order_relaxed);
-  {
-    concurrency::MutexLock lock(&task_mu_);
-    running_ = false;
-  }
-  task_done_.SignalAll();
-  if (more && !cancel_.load(std::memory_order_relaxed)) Schedule(true);
+  return more;
 }
 
 bool BlockSets::Work() {
@@ -178,11 +138,11 @@ bool BlockSets::Work() {
       for (size_t i = begin; i < end; ++i) sorted[i] = SortBlocks({final_blocks[i]});
     };
     if (final_blocks.size() > 1 && pool_.threads() > 1) {
-      if (!pool_.ParallelFor(final_blocks.size(), 1, sort_range, &cancel_)) return false;
+      if (!pool_.ParallelFor(final_blocks.size(), 1, sort_range, task_.cancel_flag())) return false;
     } else {
       sort_range(0, final_blocks.size());
     }
-    if (cancel_.load(std::memory_order_relaxed)) return false;
+    if (task_.cancelled()) return false;
     Publish({}, final_blocks, std::move(sorted));
   }
   // 2. Merges: the two smallest sorted blocks, while there are too many. A
@@ -202,7 +162,8 @@ bool BlockSets::Work() {
     });
     const SortedBlock& a = *set->sorted[order[0]];
     const SortedBlock& b = *set->sorted[order[1]];
-    std::shared_ptr<const SortedBlock> merged = SortedBlock::Merge(table_, order_, a, b, &cancel_);
+    std::shared_ptr<const SortedBlock> merged =
+        SortedBlock::Merge(table_, order_, a, b, task_.cancel_flag());
     if (merged == nullptr) return false;  // cancelled
     Publish({&a, &b}, {}, {std::move(merged)});
   }

@@ -15,10 +15,10 @@
 // cached and shared by readers of the same Set until entries arrive).
 //
 // Thread safety: AddBlock from writers (rarely: once a block), Current and
-// Tail from readers, the rest from the strand. Background tasks run on one
-// Strand, so they never overlap; Close (the rep's destructor) makes queued
-// tasks return at once, stops a running merge within
-// SortedBlock::kCancelCheck entries, and waits for the running task.
+// Tail from readers, the rest from the background task (a SerialTask: runs
+// never overlap); Close (the rep's destructor) makes queued runs return at
+// once, stops a running merge within SortedBlock::kCancelCheck entries, and
+// waits for the running one.
 #pragma once
 
 #include <atomic>
@@ -30,6 +30,7 @@
 #include "columnar/sorted_block.h"
 #include "concurrency/background_pool.h"
 #include "concurrency/mutex.h"
+#include "concurrency/serial_task.h"
 #include "format/key_order.h"
 
 namespace memrep::columnar {
@@ -60,7 +61,7 @@ class BlockSets : public std::enable_shared_from_this<BlockSets> {
 
   void Freeze();
   bool frozen() const { return frozen_.load(std::memory_order_acquire); }
-  void Close() EXCLUDES(task_mu_);
+  void Close() { task_.Close(); }
 
   // For tests and benchmarks: the bytes of the sorted blocks now.
   size_t SortedBytes() const;
@@ -68,8 +69,10 @@ class BlockSets : public std::enable_shared_from_this<BlockSets> {
   uint64_t BackgroundNanos() const { return background_nanos_.load(std::memory_order_relaxed); }
 
  private:
-  void Schedule(bool delayed);
-  void Background() EXCLUDES(task_mu_);
+  friend class concurrency::SerialTask;
+  void Schedule(bool delayed) { task_.Schedule(shared_from_this(), delayed); }
+  // One run of the background task: Work, its CPU time counted.
+  bool BackgroundWork();
   // One step: sorts final blocks, merges; returns whether work is left for later.
   bool Work();
   // Replaces `removed_sorted` and `removed_pending` by `added` in the current set.
@@ -83,7 +86,6 @@ class BlockSets : public std::enable_shared_from_this<BlockSets> {
   const format::KeyOrder& order_;
   const uint32_t max_sorted_;
   concurrency::BackgroundPool& pool_;
-  concurrency::Strand strand_;
 
   mutable concurrency::Mutex mu_;
   std::shared_ptr<const Set> current_ GUARDED_BY(mu_);
@@ -94,14 +96,6 @@ class BlockSets : public std::enable_shared_from_this<BlockSets> {
   std::shared_ptr<const SortedBlock> tail_ GUARDED_BY(tail_mu_);
 
   std::atomic<bool> frozen_{false};
-  // Set while a task is queued; cleared when it starts (acq_rel exchange:
-  // exactly one requester queues a task).
-  std::atomic<bool> scheduled_{false};
-  concurrency::Mutex task_mu_;
-  concurrency::CondVar task_done_;
-  bool closing_ GUARDED_BY(task_mu_) = false;
-  bool running_ GUARDED_BY(task_mu_) = false;
-  std::atomic<bool> cancel_{false};
   std::atomic<uint64_t> background_nanos_{0};
   // The set version and resolved count the last task left (strand only):
   // unchanged at the next task means no entry arrived meanwhile.
@@ -110,6 +104,7 @@ class BlockSets : public std::enable_shared_from_this<BlockSets> {
   // While blocks are sealed but not every entry is resolved (a RocksDB
   // writer between Allocate and Insert), the strand looks again this often.
   static constexpr std::chrono::milliseconds kRecheckPeriod{5};
+  concurrency::SerialTask task_;
 };
 
 }  // namespace memrep::columnar

@@ -14,41 +14,12 @@ RunIndex::RunIndex(const RunIndexOptions& options, const format::KeyOrder& order
       region_(region),
       write_list_(options.background_cut),
       pool_(pool),
-      strand_(&pool) {}
-
-void RunIndex::Schedule(bool delayed) {
-  // relaxed load first: the common "already queued" case stays a shared read.
-  if (scheduled_.load(std::memory_order_relaxed) ||
-      scheduled_.exchange(true, std::memory_order_acq_rel)) {
-    return;
-  }
-  try {
-    auto task = [self = shared_from_this()] { self->Background(); };
-    if (delayed) {
-      strand_.PostAfter(kRecheckPeriod, std::move(task));
-    } else {
-      strand_.Post(std::move(task));
-    }
-  } catch (const std::bad_alloc&) {
-    // No memory to queue the task: a writer or reader calling this must not
-    // fail for it (inside RocksDB it cannot). The next request queues one;
-    // meanwhile readers sort what is unsorted themselves.
-    scheduled_.store(false, std::memory_order_release);
-  }
-}
+      task_(pool, kRecheckPeriod) {}
 
 void RunIndex::Freeze() {
   // release: background tasks that see the flag also see every push before it.
   frozen_.store(true, std::memory_order_release);
   Schedule(false);
-}
-
-void RunIndex::Close() {
-  concurrency::MutexLock lock(&task_mu_);
-  closing_ = true;
-  // relaxed: the merge loop polls it; task_mu_ orders everything else.
-  cancel_.store(true, std::memory_order_relaxed);
-  task_done_.Wait(&task_mu_, [&]() REQUIRES(task_mu_) { return !running_; });
 }
 
 RunIndex::Tail RunIndex::BuildTail(const RunSet& set, const std::atomic<bool>* cancel) {
@@ -232,38 +203,19 @@ RunIndex::View RunIndex::CutView(std::shared_ptr<const RunSet> set) {
   return view;
 }
 
-void RunIndex::Background() {
-  {
-    concurrency::MutexLock lock(&task_mu_);
-    if (closing_) return;
-    running_ = true;
-  }
-  // release: a request made after this point queues a new task.
-  scheduled_.store(false, std::memory_order_release);
-  const bool is_frozen = frozen();
-  bool more = true;
-  try {
-    // Idle: no push for a whole recheck period (not merely since the last
-    // task, which may have run a moment ago between two pushes).
-    const bool idle = is_frozen || quiet_.Quiet(Count(), std::chrono::steady_clock::now());
-    more = CutAndMerge(idle);
-  } catch (...) {
-    // Out of memory, or a custom comparator that threw. Nothing was
-    // published half-way (runs are replaced whole): readers sort what the
-    // strand could not, and it tries again after a recheck period. running_
-    // must be cleared whatever happened, or Close would wait forever.
-  }
-  {
-    concurrency::MutexLock lock(&task_mu_);
-    running_ = false;
-  }
-  task_done_.SignalAll();
-  if (more && !cancel_.load(std::memory_order_relaxed)) Schedule(true);
+bool RunIndex::BackgroundWork() {
+  // Idle: no push for a whole recheck period (not merely since the last
+  // task, which may have run a moment ago between two pushes). What throws
+  // (out of memory, a custom comparator) published nothing half-way (runs
+  // are replaced whole): readers sort what the task could not, and it runs
+  // again at the next request.
+  const bool idle = frozen() || quiet_.Quiet(Count(), std::chrono::steady_clock::now());
+  return CutAndMerge(idle);
 }
 
 size_t RunIndex::Cut(bool idle, std::shared_ptr<const RunSet> base) {
   // The tail readers have sorted so far is reused: only newer rows are sorted here.
-  const Tail tail = BuildTail(*base, &cancel_);
+  const Tail tail = BuildTail(*base, task_.cancel_flag());
   const bool cut = tail.size() > 0 && (idle || tail.size() >= options_.background_cut ||
                                        tail.size() >= options_.seal_threshold);
   if (cut) {
@@ -306,13 +258,12 @@ bool RunIndex::CutAndMerge(bool idle) {
   // otherwise the runs that iterators seal meanwhile would each be merged
   // into the biggest run, one full copy of it per cut.
   const uint64_t count = Count();
-  while (!cancel_.load(std::memory_order_relaxed) &&
-         (!yielding || set->runs.size() > options_.max_runs) &&
+  while (!task_.cancelled() && (!yielding || set->runs.size() > options_.max_runs) &&
          PickMerge(*set, options_.max_runs, idle && Count() == count, &a, &b)) {
     const SortedRun* run_a = set->runs[a].get();
     const SortedRun* run_b = set->runs[b].get();
-    auto merged =
-        SortedRun::Merge(order_, *run_a, *run_b, run_memory_, options_.run_layout, &cancel_);
+    auto merged = SortedRun::Merge(order_, *run_a, *run_b, run_memory_, options_.run_layout,
+                                   task_.cancel_flag());
     if (merged == nullptr) {  // cancelled: the index is closing
       merges_cancelled_.fetch_add(1, std::memory_order_relaxed);
       return false;

@@ -15,8 +15,8 @@
 // Thread safety: Push from any thread (no lock; no cache line all writers
 // share). Snapshot from any thread: it takes RunSetHolder's mutex and the
 // tail cache's mutex briefly, and where at least seal_threshold rows are in no
-// run, sort_mu_ for one sort of them (so that they are sorted once). Background tasks run on one
-// Strand of the rep's BackgroundPool, so they never overlap one another (RunSetHolder's
+// run, sort_mu_ for one sort of them (so that they are sorted once). Background work runs as
+// one SerialTask on the rep's BackgroundPool, so runs never overlap one another (RunSetHolder's
 // single-merger rule, QuietDetector's single caller), while other reps'
 // tasks run in parallel on the pool's other threads.
 //  - a cut is requested each time a writer thread has pushed background_cut
@@ -42,6 +42,7 @@
 #include "concurrency/background_pool.h"
 #include "concurrency/mutex.h"
 #include "concurrency/quiet_detector.h"
+#include "concurrency/serial_task.h"
 #include "format/key_order.h"
 #include "memrep/status.h"
 #include "runs/run_set.h"
@@ -134,7 +135,7 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   bool frozen() const { return frozen_.load(std::memory_order_acquire); }
   // Makes queued tasks harmless, stops a running merge, and waits for the
   // running task to return. Called by the rep's destructor.
-  void Close();
+  void Close() { task_.Close(); }
 
   // The rows in [start, end) of internal keys: counted in the runs by binary
   // search, and one by one among the few unsorted rows.
@@ -169,9 +170,11 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   uint64_t MergesCancelled() const { return merges_cancelled_.load(std::memory_order_relaxed); }
 
  private:
+  friend class concurrency::SerialTask;
   // Queues a background task unless one is already queued.
-  void Schedule(bool delayed);
-  void Background();
+  void Schedule(bool delayed) { task_.Schedule(shared_from_this(), delayed); }
+  // One run of the background task; returns whether to run again later.
+  bool BackgroundWork();
   // One step of background work; returns whether more is left for later.
   bool CutAndMerge(bool idle);
   // Whether so many rows are in no run of `set` that sorting them should be
@@ -213,7 +216,7 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   const MemoryCounter run_memory_ = std::make_shared<std::atomic<int64_t>>(0);
   std::atomic<bool> frozen_{false};
   concurrency::BackgroundPool& pool_;
-  concurrency::Strand strand_;
+  concurrency::SerialTask task_;  // the background work: Schedule, Close
 
   // Held while sorting many rows (ManyUnsorted), so that they are sorted
   // once. Taken before tail_mu_ and RunSetHolder's mutex, never after.
@@ -221,18 +224,9 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   concurrency::Mutex tail_mu_;
   Tail tail_cache_ GUARDED_BY(tail_mu_);
 
-  // Set while a task is queued; cleared when it starts. acq_rel exchange so
-  // exactly one requester queues a task.
-  std::atomic<bool> scheduled_{false};
   // The RunSet version for which an iterator last asked for background work.
   std::atomic<uint64_t> nudged_version_{~uint64_t{0}};
 
-  concurrency::Mutex task_mu_;
-  concurrency::CondVar task_done_;
-  bool closing_ GUARDED_BY(task_mu_) = false;
-  bool running_ GUARDED_BY(task_mu_) = false;
-  // Set by Close: queued tasks return at once and merges stop early.
-  std::atomic<bool> cancel_{false};
   std::atomic<uint64_t> merges_cancelled_{0};  // a statistic
   // How often the strand looks again while the index has unsorted rows or
   // several runs: once nothing arrives for a period, it becomes one run.
