@@ -114,6 +114,7 @@ const std::vector<Metric>& Metrics() {
       {"arena_reserved_bytes", [](const Measurement& m) { return double(m.arena_reserved_bytes); }},
       {"create_us", [](const Measurement& m) { return m.create_micros; }},
       {"destroy_us", [](const Measurement& m) { return m.destroy_micros; }},
+      {"bg_cpu_s_per_m", [](const Measurement& m) { return m.background_cpu_per_million(); }},
   };
   return metrics;
 }
@@ -225,11 +226,11 @@ std::string FormatTable(const Flags& flags, const std::vector<Summary>& summarie
   size_t rep_width = 15;  // the longest rep name, so that the columns line up
   for (const Summary& s : summaries) rep_width = std::max(rep_width, s.rep.size());
   const std::vector<Column> columns = {
-      {"workload", 16, false},      {"rep", rep_width, false}, {"thr", 3, true},
-      {"ops/s", 8, true},           {"us/op", 8, true},        {"p50 ns", 7, true},
-      {"p99 ns", 7, true},          {"p99.9 ns", 8, true},     {"writes/s", 8, true},
-      {"B/entry", 7, true},         {"create us", 9, true},    {"destroy us", 10, true},
-      {"vs " + baseline, 12, true}, {"notes", 0, false},
+      {"workload", 16, false}, {"rep", rep_width, false},    {"thr", 3, true},
+      {"ops/s", 8, true},      {"us/op", 8, true},           {"p50 ns", 7, true},
+      {"p99 ns", 7, true},     {"p99.9 ns", 8, true},        {"writes/s", 8, true},
+      {"B/entry", 7, true},    {"create us", 9, true},       {"destroy us", 10, true},
+      {"bg s/M", 6, true},     {"vs " + baseline, 12, true}, {"notes", 0, false},
   };
   auto row = [&](const std::vector<std::string>& cells) {
     std::string line;
@@ -245,7 +246,7 @@ std::string FormatTable(const Flags& flags, const std::vector<Summary>& summarie
   out += row(titles);
   for (const Summary& s : summaries) {
     if (s.runs == 0) {
-      out += row({s.workload, s.rep, "", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-",
+      out += row({s.workload, s.rep, "", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-",
                   s.note.empty() ? "no runs" : s.note});
       continue;
     }
@@ -262,11 +263,13 @@ std::string FormatTable(const Flags& flags, const std::vector<Summary>& summarie
     auto nanos = [&](const char* metric) {
       return sampled ? Number(std::round(s.Get(metric))) : std::string("-");
     };
-    out += row({s.workload, s.rep, Number(s.Get("threads")), FormatCount(s.Get("ops_per_sec")),
-                Fixed(s.Get("micros_per_op"), 3), nanos("p50_ns"), nanos("p99_ns"),
-                nanos("p999_ns"), writes > 0 ? FormatCount(writes) : "-",
-                Fixed(s.Get("bytes_per_entry"), 1), Fixed(s.Get("create_us"), 1),
-                Fixed(s.Get("destroy_us"), 1), s.ratio > 0 ? Fixed(s.ratio, 2) + "x" : "-", notes});
+    out +=
+        row({s.workload, s.rep, Number(s.Get("threads")), FormatCount(s.Get("ops_per_sec")),
+             Fixed(s.Get("micros_per_op"), 3), nanos("p50_ns"), nanos("p99_ns"), nanos("p999_ns"),
+             writes > 0 ? FormatCount(writes) : "-", Fixed(s.Get("bytes_per_entry"), 1),
+             Fixed(s.Get("create_us"), 1), Fixed(s.Get("destroy_us"), 1),
+             s.Get("bg_cpu_s_per_m") >= 0 ? Fixed(s.Get("bg_cpu_s_per_m"), 2) : "-",
+             s.ratio > 0 ? Fixed(s.ratio, 2) + "x" : "-", notes});
   }
   out += "ratio: median ops/s over " + baseline +
          "'s on the same workload. us/op: per thread doing the counted ops. B/entry: arena "
@@ -279,7 +282,9 @@ std::string FormatTable(const Flags& flags, const std::vector<Summary>& summarie
               ? std::string(" (rep level: rows); memrep's reps from a trie table: the file's "
                             "bytes per entry; create us: TrieTable::Open")
               : std::string()) +
-         ". p50/p99/p99.9: sampled latency of one op (- : too few ops to sample).\n";
+         ". p50/p99/p99.9: sampled latency of one op (- : too few ops to sample). bg s/M: CPU "
+         "seconds of memrep's background pool per million entries, from the rep's creation to its "
+         "destruction (0 for a rep with no background work or threads of its own).\n";
   return out;
 }
 

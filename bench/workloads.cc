@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "concurrency/background_pool.h"
 #include "progress.h"
 #include "workload_phases.h"
 
@@ -136,6 +137,25 @@ std::string SkipReason(const WorkloadInfo& workload, const RepFactory& factory,
   return "";
 }
 
+namespace {
+
+// Runs a workload (a rep made, filled, timed and destroyed) and adds the CPU
+// time memrep's background pool spent meanwhile. The pool is drained after
+// the rep is gone, so that the cancelled remains of its work are counted
+// here and not in the next workload.
+template <typename Fn>
+Measurement WithBackgroundCpu(Fn&& run) {
+  concurrency::BackgroundPool& pool = concurrency::BackgroundPool::Shared();
+  pool.Drain();
+  const uint64_t start = pool.CpuNanos();
+  Measurement m = run();
+  pool.Drain();
+  if (m.ok && !m.skipped) m.background_cpu_seconds = double(pool.CpuNanos() - start) / 1e9;
+  return m;
+}
+
+}  // namespace
+
 Measurement RunWorkload(const WorkloadInfo& workload, const RepFactory& factory,
                         const WorkloadInput& input) {
   Measurement m;
@@ -156,13 +176,13 @@ Measurement RunWorkload(const WorkloadInfo& workload, const RepFactory& factory,
     if (standalone) {
       WorkloadInput in = input;
       in.single_version = factory.single_version();
-      return RunStandaloneWorkload(workload, factory, in);
+      return WithBackgroundCpu([&] { return RunStandaloneWorkload(workload, factory, in); });
     }
-    m = RunRepWorkload(workload, factory, input);
+    m = WithBackgroundCpu([&] { return RunRepWorkload(workload, factory, input); });
     m.note = m.note.empty() ? kRepLevelNote : std::string(kRepLevelNote) + "; " + m.note;
     return m;
   }
-  return RunRepWorkload(workload, factory, input);
+  return WithBackgroundCpu([&] { return RunRepWorkload(workload, factory, input); });
 }
 
 Measurement RunRepWorkload(const WorkloadInfo& workload, const RepFactory& factory,

@@ -115,6 +115,16 @@ struct Measurement {
   uint64_t memory_bytes = 0;
   uint64_t arena_reserved_bytes = 0;  // whole blocks of the shim arena; 0 for the standalone face
   double create_micros = 0, destroy_micros = 0;
+  // CPU time of memrep's background pool (BackgroundPool::CpuNanos) from the
+  // rep's creation to its destruction, the untimed fill included; < 0: not
+  // measured. Only memrep's reps do background work there.
+  double background_cpu_seconds = -1;
+  // Background CPU seconds per million entries, or < 0.
+  double background_cpu_per_million() const {
+    return background_cpu_seconds >= 0 && entries > 0
+               ? background_cpu_seconds * 1e6 / static_cast<double>(entries)
+               : -1;
+  }
 
   double ops_per_second() const { return seconds > 0 ? static_cast<double>(ops) / seconds : 0; }
   double write_ops_per_second() const {

@@ -156,6 +156,31 @@ TEST(BackgroundPool, DrainWaitsForDelayedTasksPostedBeforeIt) {
   EXPECT_TRUE(ran);
 }
 
+// CpuNanos counts the CPU its threads spend on tasks: a task that burns
+// 20 ms of its thread's CPU adds at least that, and a caller's own CPU
+// (spent outside the pool) adds nothing.
+TEST(BackgroundPool, CpuNanosCountsTheCpuOfTasks) {
+  BackgroundPool pool(1);
+  Strand strand(&pool);
+  EXPECT_EQ(pool.CpuNanos(), 0u);
+  constexpr uint64_t kBurn = 20'000'000;
+  const auto burn = [] {
+    const uint64_t start = ThreadCpuNanos();
+    while (ThreadCpuNanos() - start < kBurn) {
+    }
+  };
+  burn();  // the caller's: not the pool's
+  EXPECT_LT(pool.CpuNanos(), kBurn);
+  strand.Post(burn);
+  pool.Drain();
+  const uint64_t after_one = pool.CpuNanos();
+  EXPECT_GE(after_one, kBurn);
+  EXPECT_LT(after_one, 2 * kBurn) << "the caller's CPU was counted too";
+  strand.Post(burn);
+  pool.Drain();
+  EXPECT_GE(pool.CpuNanos(), after_one + kBurn);
+}
+
 TEST(BackgroundPool, DrainIsNotSatisfiedByTasksPostedDuringIt) {
   // A Drain that only counted finished tasks would return once the busy poster's quick tasks
   // made up the count, before the delayed task posted ahead of it ran.

@@ -128,6 +128,7 @@ TEST(BenchWorkloads, EveryWorkloadPassesOnEveryRepThatRunsIt) {
       EXPECT_GT(m.seconds, 0) << what;
       EXPECT_GT(m.entries, 0u) << what;
       EXPECT_GT(m.bytes_per_entry(), 0) << what;
+      EXPECT_GE(m.background_cpu_seconds, 0) << what << ": the pool's CPU was not measured";
       ExpectCounts(workload, m, what);
     }
   }

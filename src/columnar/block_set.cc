@@ -1,21 +1,9 @@
 #include "columnar/block_set.h"
 
-#include <time.h>
-
 #include <algorithm>
 #include <new>
 
 namespace memrep::columnar {
-
-namespace {
-
-uint64_t ThreadCpuNanos() {
-  timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return uint64_t(ts.tv_sec) * 1000000000 + uint64_t(ts.tv_nsec);
-}
-
-}  // namespace
 
 BlockSets::BlockSets(const BlockTable& table, const format::KeyOrder& order, uint32_t max_sorted,
                      concurrency::BackgroundPool& pool)
@@ -107,7 +95,7 @@ void BlockSets::Freeze() {
 }
 
 bool BlockSets::BackgroundWork() {
-  const uint64_t start = ThreadCpuNanos();
+  const uint64_t start = concurrency::ThreadCpuNanos();
   bool more = true;
   try {
     more = Work();
@@ -115,7 +103,7 @@ bool BlockSets::BackgroundWork() {
     // Out of memory: nothing was published half-way (sets are replaced
     // whole); readers sort what is pending, and the task runs again.
   }
-  background_nanos_.fetch_add(ThreadCpuNanos() - start, std::memory_order_relaxed);
+  background_nanos_.fetch_add(concurrency::ThreadCpuNanos() - start, std::memory_order_relaxed);
   return more;
 }
 

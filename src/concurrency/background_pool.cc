@@ -1,5 +1,7 @@
 #include "concurrency/background_pool.h"
 
+#include <time.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
@@ -78,6 +80,12 @@ void RunGuarded(const BackgroundPool::Task& task) {
 }
 
 }  // namespace
+
+uint64_t ThreadCpuNanos() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000 + uint64_t(ts.tv_nsec);
+}
 
 BackgroundPool& BackgroundPool::Shared() {
   static BackgroundPool* pool = new BackgroundPool(DefaultThreads());  // never destroyed
@@ -241,6 +249,7 @@ void BackgroundPool::Enqueue(const std::shared_ptr<StrandQueue>& strand, Entry e
 
 void BackgroundPool::Run() {
   for (Work work; NextWork(&work); work = Work()) {
+    const uint64_t start = ThreadCpuNanos();
     for (Timer& timer : work.due) {
       const uint64_t epoch = timer.entry.epoch;
       try {
@@ -257,6 +266,7 @@ void BackgroundPool::Run() {
       RemoveJob(work.job);
     }
     if (work.strand != nullptr) RunStrandTask(std::move(work.strand));
+    cpu_nanos_.fetch_add(ThreadCpuNanos() - start, std::memory_order_relaxed);  // a statistic
   }
 }
 

@@ -44,7 +44,7 @@
 // a task or chunk before whatever waits for it (the strand's next task, Drain, the ParallelFor
 // caller). The only atomics are a ParallelFor call's chunk counter and its two skip flags (its
 // own and the caller's cancel), all relaxed: the counter needs atomicity, not ordering, and the
-// flags only say "skip" and carry no data.
+// flags only say "skip" and carry no data; and the CPU time statistic, relaxed.
 #pragma once
 
 #include <atomic>
@@ -63,6 +63,9 @@
 namespace memrep::concurrency {
 
 class Strand;
+
+// The calling thread's CPU time (CLOCK_THREAD_CPUTIME_ID), in nanoseconds.
+uint64_t ThreadCpuNanos();
 
 class BackgroundPool {
  public:
@@ -85,6 +88,11 @@ class BackgroundPool {
   BackgroundPool& operator=(const BackgroundPool&) = delete;
 
   size_t threads() const { return threads_.size(); }
+
+  // CPU time the pool's threads spent running tasks and ParallelFor chunks since the pool
+  // started, in nanoseconds (their thread CPU clocks; idle waits excluded). ParallelFor chunks a
+  // caller outside the pool runs itself are that caller's, not counted. O(1), any thread.
+  uint64_t CpuNanos() const { return cpu_nanos_.load(std::memory_order_relaxed); }
 
   // Calls fn(begin, end) over [0, n) in chunks of `grain` indexes (the last may be shorter; a
   // grain of 0 is taken as 1), on the calling thread and on whichever pool threads are idle;
@@ -140,7 +148,8 @@ class BackgroundPool {
   std::map<uint64_t, size_t> pending_ GUARDED_BY(mu_);  // epoch → tasks not finished; no zeros
   uint64_t epoch_ GUARDED_BY(mu_) = 0;
   bool stop_ GUARDED_BY(mu_) = false;
-  std::vector<std::thread> threads_;  // set in the constructor, then only joined
+  std::vector<std::thread> threads_;    // set in the constructor, then only joined
+  std::atomic<uint64_t> cpu_nanos_{0};  // a statistic (CpuNanos)
 };
 
 // Strand: a serial queue of tasks on a pool. Its tasks run one at a time, never overlapping, in
