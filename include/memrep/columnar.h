@@ -3,8 +3,10 @@
 // lengths, sequence and type, key prefix, version link) with the key and
 // value bytes in its own byte chunks, so writers share no cache line; a
 // concurrent open-addressing index with fingerprints maps every user key to
-// its newest version; full blocks are sealed in O(1) and radix-sorted into
-// sorted blocks in the background, which are merged to a bounded count.
+// its newest version (a writer links its entries into it a few inserts late,
+// and reads also look at those few); full blocks are sealed in O(1) and
+// radix-sorted into sorted blocks in the background, which are merged to a
+// bounded count.
 // Design and costs: docs/columnar.md; every option is listed there, from the
 // option table.
 //

@@ -26,7 +26,8 @@
 //     atomic: the index's version links).
 //  2. Readers that walk a block (iterators, sorts) load `reserved` and each
 //     entry's `state` with acquire and read only ready entries; point reads
-//     reach entries only through the index's acquire loads.
+//     reach entries only through the acquire loads of the index and of the
+//     writers' link queues (link_queue.h).
 //  3. `resolved` counts entries whose state is set; it is incremented (release)
 //     after the state is stored. A sealed block whose `resolved` equals its
 //     `reserved` never changes again.
