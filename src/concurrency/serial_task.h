@@ -42,8 +42,8 @@ class SerialTask {
 
   // Queues a run of owner->BackgroundWork() (now, or after the recheck
   // period) unless one is queued. BackgroundWork returns whether to run
-  // again after the recheck period; what it throws is dropped (the owner
-  // publishes nothing half-way, and the next request runs it again).
+  // again after the recheck period; what it throws is dropped and it runs
+  // again after the recheck period (the owner publishes nothing half-way).
   // Never throws: without memory to queue the run, the next request does.
   template <typename Owner>
   void Schedule(const std::shared_ptr<Owner>& owner, bool delayed) {

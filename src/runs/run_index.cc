@@ -208,7 +208,7 @@ bool RunIndex::BackgroundWork() {
   // task, which may have run a moment ago between two pushes). What throws
   // (out of memory, a custom comparator) published nothing half-way (runs
   // are replaced whole): readers sort what the task could not, and it runs
-  // again at the next request.
+  // again after a recheck period.
   const bool idle = frozen() || quiet_.Quiet(Count(), std::chrono::steady_clock::now());
   return CutAndMerge(idle);
 }
