@@ -15,6 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include "concurrency/serial_task.h"
+
 namespace memrep::concurrency {
 namespace {
 
@@ -179,6 +181,72 @@ TEST(BackgroundPool, CpuNanosCountsTheCpuOfTasks) {
   strand.Post(burn);
   pool.Drain();
   EXPECT_GE(pool.CpuNanos(), after_one + kBurn);
+}
+
+// An owner of a SerialTask that records its runs: how many, and whether two
+// ever overlapped.
+struct SerialOwner : std::enable_shared_from_this<SerialOwner> {
+  explicit SerialOwner(BackgroundPool& pool) : task(pool, milliseconds(1)) {}
+  bool BackgroundWork() {
+    if (in_run.exchange(true)) overlaps.fetch_add(1);
+    std::this_thread::yield();  // widen the window an overlap would need
+    runs.fetch_add(1);
+    in_run.store(false);
+    return again.load();
+  }
+  std::atomic<bool> in_run{false};
+  std::atomic<int> overlaps{0};
+  std::atomic<int> runs{0};
+  std::atomic<bool> again{false};
+  SerialTask task;
+};
+
+// Requests from many threads at once: runs never overlap, at most one is
+// queued (fewer runs than requests), and a request made after the last run
+// started still gets a run of its own (none is lost).
+TEST(SerialTask, RunsNeverOverlapAndNoRequestIsLost) {
+  BackgroundPool pool(2);
+  auto owner = std::make_shared<SerialOwner>(pool);
+  constexpr int kThreads = 4, kRequests = 2000;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < kRequests; ++i) owner->task.Schedule(owner, /*delayed=*/false);
+    });
+  }
+  for (auto& th : threads) th.join();
+  pool.Drain();
+  EXPECT_EQ(owner->overlaps.load(), 0);
+  const int runs = owner->runs.load();
+  EXPECT_GE(runs, 1);
+  EXPECT_LT(runs, kThreads * kRequests) << "every request queued a run of its own";
+  owner->task.Schedule(owner, false);
+  pool.Drain();
+  EXPECT_EQ(owner->runs.load(), runs + 1);
+  owner->task.Close();
+}
+
+// Work that asks to run again keeps running after the recheck period until
+// Close; after Close returns, it never runs again.
+TEST(SerialTask, CloseStopsWorkThatRunsAgain) {
+  BackgroundPool pool(1);
+  auto owner = std::make_shared<SerialOwner>(pool);
+  owner->again = true;
+  owner->task.Schedule(owner, false);
+  const Clock::time_point deadline = Clock::now() + seconds(10);
+  while (owner->runs.load() < 3 && Clock::now() < deadline)
+    std::this_thread::sleep_for(milliseconds(1));
+  EXPECT_GE(owner->runs.load(), 3) << "the work did not run again";
+  EXPECT_FALSE(owner->task.cancelled());
+  owner->task.Close();
+  EXPECT_TRUE(owner->task.cancelled());
+  const int runs = owner->runs.load();
+  owner->task.Schedule(owner, false);
+  pool.Drain();
+  std::this_thread::sleep_for(milliseconds(5));
+  pool.Drain();
+  EXPECT_EQ(owner->runs.load(), runs) << "a run after Close";
+  EXPECT_EQ(owner->overlaps.load(), 0);
 }
 
 TEST(BackgroundPool, DrainIsNotSatisfiedByTasksPostedDuringIt) {

@@ -1,7 +1,5 @@
 #include "columnar/columnar_rep.h"
 
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <bit>
 #include <cstring>
@@ -15,6 +13,7 @@
 #include "format/batch_duplicates.h"
 #include "format/batch_status.h"
 #include "format/coding.h"
+#include "memory/populate.h"
 #include "runs/run_options.h"
 #include "util/hash64.h"
 
@@ -47,17 +46,6 @@ uint64_t OwnBlockBytes(uint64_t write_buffer_size) {
 size_t ChunkBytesFor(uint64_t write_buffer_size) {
   return std::max<uint64_t>(std::clamp<uint64_t>(write_buffer_size / 64, 4096, 256 * 1024),
                             OwnBlockBytes(write_buffer_size));
-}
-
-// Maps the whole pages of [p, p + n) now, in one call, rather than one page
-// fault per page as the writer first touches each (the pages are about to be
-// written in full). Advice: a kernel without MADV_POPULATE_WRITE (5.14)
-// refuses it and the pages fault in as usual.
-void Prefault(char* p, size_t n) {
-  constexpr uintptr_t kPage = 4096;
-  const uintptr_t begin = (reinterpret_cast<uintptr_t>(p) + kPage - 1) & ~(kPage - 1);
-  const uintptr_t end = (reinterpret_cast<uintptr_t>(p) + n) & ~(kPage - 1);
-  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_WRITE);
 }
 
 }  // namespace
@@ -131,21 +119,16 @@ Status ColumnarRep::Make(const ColumnarOptions& options, const RepContext& conte
 
 ColumnarRep::~ColumnarRep() { sets_->Close(); }
 
-ColumnarRep::Region* ColumnarRep::TryClaim(uint32_t i) {
-  Region& region = regions_[i];
-  // relaxed test first: a busy region costs a shared read, not a write.
-  // acquire: pairs with the last holder's release in ~RegionLock.
-  if (!region.busy.load(std::memory_order_relaxed) &&
-      !region.busy.exchange(true, std::memory_order_acquire)) {
-    return &region;
-  }
-  return nullptr;
-}
-
 ColumnarRep::Region& ColumnarRep::Claim() {
   const uint32_t start = concurrency::ThreadSlot() % shards_;
   for (uint32_t i = 0;; ++i) {
-    if (Region* region = TryClaim((start + i) % shards_)) return *region;
+    Region& region = regions_[(start + i) % shards_];
+    // relaxed test first: a busy region costs a shared read, not a write.
+    // acquire: pairs with the last holder's release in ~RegionLock.
+    if (!region.busy.load(std::memory_order_relaxed) &&
+        !region.busy.exchange(true, std::memory_order_acquire)) {
+      return region;
+    }
     if (i % shards_ == shards_ - 1) std::this_thread::yield();
   }
 }
@@ -161,7 +144,7 @@ char* ColumnarRep::TakeBytes(Region& region, size_t n) {
   if (n > chunk_bytes_ / 4) return allocator_->AllocateAligned(n);
   char* chunk = allocator_->AllocateAligned(chunk_bytes_);
   if (chunk == nullptr) return nullptr;
-  Prefault(chunk, chunk_bytes_);
+  memory::PrefaultWholePages(chunk, chunk_bytes_);
   region.bytes = chunk + n;
   region.left = chunk_bytes_ - n;
   return chunk;
@@ -188,7 +171,7 @@ Status ColumnarRep::Reserve(Region& region, EntryRef* ref, Block** out) {
     if (number >= table_.mapped_blocks()) return TableFull();
     char* memory = allocator_->AllocateAligned(Block::BytesFor(table_.capacity()));
     if (memory == nullptr) return Status::OutOfMemory("could not allocate a columnar block");
-    Prefault(memory, Block::BytesFor(table_.capacity()));
+    memory::PrefaultWholePages(memory, Block::BytesFor(table_.capacity()));
     Block* fresh = Block::Create(memory, number, table_.capacity(), rows_);
     table_.Set(number, fresh);
     try {
@@ -320,9 +303,8 @@ bool ColumnarRep::InsertRow(KeyHandle handle) {
     Region& region = Claim();
     RegionLock lock(region);
     if (MakeRoom(region)) {
-      block->Resolve(i, Meta::kReady, /*exclusive=*/false);
-      CountEntry(&region);
-      Enqueue(region, ref, hash);
+      // Not exclusive: the block is the region Allocate used, not this one.
+      Finish(region, Staged{block, ref, hash}, /*exclusive=*/false);
       stored = true;
     }
   }
@@ -364,15 +346,9 @@ void ColumnarRep::ForVersions(std::string_view internal_key, uint64_t hash, Fn&&
   EntryRef queued[ColumnarOptions::kMaxShards * LinkQueue::kDepth];
   const size_t n = QueuedVersions(user, hash, queued);
   EntryRef chain = index_.Find(order_, user, hash);
-  if (n == 0) {
-    for (; chain != 0; chain = index_.Older(chain)) {
-      if (seq_of(chain) > seq) continue;  // newer than the snapshot
-      if (!fn(chain)) return;
-    }
-    return;
-  }
-  // Both lists are newest first: merge them; an entry linked after the
-  // queues were read is in both, one after the other.
+  // Both lists are newest first: merge them (with no queued version, this
+  // walks the chain); an entry linked after the queues were read is in
+  // both, one after the other.
   size_t q = 0;
   for (EntryRef last = 0;;) {
     EntryRef next;
@@ -386,7 +362,7 @@ void ColumnarRep::ForVersions(std::string_view internal_key, uint64_t hash, Fn&&
     }
     if (next == last) continue;
     last = next;
-    if (seq_of(next) > seq) continue;
+    if (seq_of(next) > seq) continue;  // newer than the snapshot
     if (!fn(next)) return;
   }
 }
@@ -473,8 +449,8 @@ Status ColumnarRep::Stage(Region& region, const EntryView& e, bool admit, Staged
   return s;
 }
 
-void ColumnarRep::Finish(Region& region, const Staged& staged) {
-  staged.block->Resolve(table_.IndexOf(staged.ref), Meta::kReady, /*exclusive=*/true);
+void ColumnarRep::Finish(Region& region, const Staged& staged, bool exclusive) {
+  staged.block->Resolve(table_.IndexOf(staged.ref), Meta::kReady, exclusive);
   CountEntry(&region);
   Enqueue(region, staged.ref, staged.hash);
 }

@@ -105,8 +105,6 @@ class ColumnarRep final : public Rep {
   ColumnarRep(const ColumnarOptions& options, const RepContext& context,
               uint64_t write_buffer_size);
   Region& Claim();
-  // The region `i` if it is free now (taken), else nullptr.
-  Region* TryClaim(uint32_t i);
   // Room for `n` bytes in the region's chunk, or nullptr.
   char* TakeBytes(Region& region, size_t n);
   // The next entry of the region's block (a new block when full); sets *ref.
@@ -139,8 +137,10 @@ class ColumnarRep final : public Rep {
   // Writes `entry` into the held region and, if `admit`, checks it for a
   // duplicate: OK (then Finish publishes it), or why not (nothing is published).
   Status Stage(Region& region, const EntryView& entry, bool admit, Staged* out);
-  // REQUIRES: MakeRoom(region) returned true.
-  void Finish(Region& region, const Staged& staged);
+  // Marks the staged entry ready, counts it and queues it on the held
+  // region. exclusive: as Block::Resolve (the standalone face: the block is
+  // the held region's). REQUIRES: MakeRoom(region) returned true.
+  void Finish(Region& region, const Staged& staged, bool exclusive = true);
   static Status NoOverflowBucket();
   bool InsertRow(KeyHandle handle);
   // Calls fn(ref) on the versions of the lookup key's user key at and after

@@ -12,9 +12,7 @@
 #include <string>
 #include <system_error>
 
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23  // Linux 5.14; older kernels answer EINVAL
-#endif
+#include "memory/populate.h"
 
 namespace memrep::memory {
 namespace {
@@ -276,8 +274,8 @@ Status VmRegion::Commit(uint64_t end) {
 }
 
 Status VmRegion::Populate(uint64_t from, uint64_t to) {
-  if (::madvise(base_ + from, to - from, MADV_POPULATE_WRITE) == 0) return Status::OK();
-  const int err = errno;
+  const int err = PopulateWrite(base_ + from, base_ + to);
+  if (err == 0) return Status::OK();
   if (err == EINVAL) {
     // A kernel before 5.14: fault each page in writably by touching it.
     // Other threads may already be writing their data on these pages, so
