@@ -26,8 +26,10 @@ struct BackgroundPool::ParallelJob {
               const std::function<void(size_t, size_t)>* body, const std::atomic<bool>* cancelled)
       : n(n_items), grain(grain_items), chunks(chunk_count), fn(body), cancel(cancelled) {}
 
-  // Claims and runs (or skips) chunks until none is left to claim.
-  void RunChunks() EXCLUDES(mu);
+  // Claims and runs (or skips) chunks until none is left to claim. cpu: where
+  // a pool thread adds each chunk's CPU time, before the chunk is counted as
+  // ended (nullptr for the calling thread, whose time is its own).
+  void RunChunks(std::atomic<uint64_t>* cpu = nullptr) EXCLUDES(mu);
   // Waits for every chunk to end, then rethrows fn's first exception or returns !skipped.
   bool Finish() EXCLUDES(mu);
 
@@ -136,13 +138,14 @@ bool BackgroundPool::ParallelFor(size_t n, size_t grain,
   return job->Finish();
 }
 
-void BackgroundPool::ParallelJob::RunChunks() {
+void BackgroundPool::ParallelJob::RunChunks(std::atomic<uint64_t>* cpu) {
   // Relaxed: a claim needs only atomicity; what the chunk writes reaches the caller through mu.
   for (size_t chunk; (chunk = next_chunk.fetch_add(1, std::memory_order_relaxed)) < chunks;) {
     // Relaxed: both flags only say "skip" and carry no data.
     const bool skip = failed.load(std::memory_order_relaxed) ||
                       (cancel != nullptr && cancel->load(std::memory_order_relaxed));
     std::exception_ptr thrown;
+    const uint64_t start = cpu != nullptr ? ThreadCpuNanos() : 0;
     if (!skip) {
       const size_t begin = chunk * grain;
       try {
@@ -152,6 +155,8 @@ void BackgroundPool::ParallelJob::RunChunks() {
         failed.store(true, std::memory_order_relaxed);
       }
     }
+    // relaxed: a statistic; the unlock below orders it before the caller's wait.
+    if (cpu != nullptr) cpu->fetch_add(ThreadCpuNanos() - start, std::memory_order_relaxed);
     MutexLock lock(&mu);
     skipped = skipped || skip;
     if (thrown != nullptr && error == nullptr) error = std::move(thrown);
@@ -249,7 +254,6 @@ void BackgroundPool::Enqueue(const std::shared_ptr<StrandQueue>& strand, Entry e
 
 void BackgroundPool::Run() {
   for (Work work; NextWork(&work); work = Work()) {
-    const uint64_t start = ThreadCpuNanos();
     for (Timer& timer : work.due) {
       const uint64_t epoch = timer.entry.epoch;
       try {
@@ -262,11 +266,10 @@ void BackgroundPool::Run() {
       }
     }
     if (work.job != nullptr) {
-      work.job->RunChunks();
+      work.job->RunChunks(&cpu_nanos_);
       RemoveJob(work.job);
     }
     if (work.strand != nullptr) RunStrandTask(std::move(work.strand));
-    cpu_nanos_.fetch_add(ThreadCpuNanos() - start, std::memory_order_relaxed);  // a statistic
   }
 }
 
@@ -307,8 +310,12 @@ void BackgroundPool::RunStrandTask(std::shared_ptr<StrandQueue> strand) {
     entry = std::move(queue.tasks.front());  // never empty here (Invariant 2)
     queue.tasks.pop_front();
   }
+  const uint64_t start = ThreadCpuNanos();
   RunGuarded(entry.task);
   entry.task = nullptr;  // captures die before the strand's next task starts and before Drain ends
+  // relaxed: a statistic, counted before FinishTask (under mu_), so a Drain
+  // that returns has it (CpuNanos).
+  cpu_nanos_.fetch_add(ThreadCpuNanos() - start, std::memory_order_relaxed);
   bool more;
   {
     MutexLock lock(&queue.mu);

@@ -91,7 +91,9 @@ class BackgroundPool {
 
   // CPU time the pool's threads spent running tasks and ParallelFor chunks since the pool
   // started, in nanoseconds (their thread CPU clocks; idle waits excluded). ParallelFor chunks a
-  // caller outside the pool runs itself are that caller's, not counted. O(1), any thread.
+  // caller outside the pool runs itself are that caller's, not counted. A task's (and a helped
+  // chunk's) time is added before it counts as done, so after Drain returns this includes every
+  // task Drain waited for. O(1), any thread.
   uint64_t CpuNanos() const { return cpu_nanos_.load(std::memory_order_relaxed); }
 
   // Calls fn(begin, end) over [0, n) in chunks of `grain` indexes (the last may be shorter; a
