@@ -141,13 +141,15 @@ TEST(SortedHashOptions, ValidateAndSpecComeFromTheTable) {
 
 TEST(SortedHashOptions, BucketsAreSizedFromTheWriteBuffer) {
   SortedHashOptions o;
-  EXPECT_EQ(sorted_hash::EffectiveBucketCount(o, uint64_t{64} << 20), uint64_t{1} << 18);
-  EXPECT_EQ(sorted_hash::EffectiveBucketCount(o, uint64_t{256} << 20), uint64_t{1} << 20);
-  EXPECT_EQ(sorted_hash::EffectiveBucketCount(o, 4096), 1024u) << "at least 1024";
+  EXPECT_EQ(sorted_hash::EffectiveBucketCount(o, uint64_t{64} << 20), (uint64_t{64} << 20) / 384);
+  EXPECT_EQ(sorted_hash::EffectiveBucketCount(o, uint64_t{256} << 20),
+            (uint64_t{256} << 20) / 384);
+  EXPECT_EQ(sorted_hash::EffectiveBucketCount(o, 4096), 16u) << "at least 16";
   o.bucket_count = 1000;
-  EXPECT_EQ(sorted_hash::EffectiveBucketCount(o, uint64_t{256} << 20), 1024u);
+  EXPECT_EQ(sorted_hash::EffectiveBucketCount(o, uint64_t{256} << 20), 1000u)
+      << "any count: no rounding to a power of two";
   o.bucket_count = 5000;
-  EXPECT_EQ(sorted_hash::EffectiveBucketCount(o, 4096), 8192u);
+  EXPECT_EQ(sorted_hash::EffectiveBucketCount(o, 4096), 5000u);
   o.bucket_count = 16;
   EXPECT_EQ(sorted_hash::EffectiveBucketCount(o, uint64_t{256} << 20), 16u)
       << "a count given is honoured, however small (long chains in tests)";

@@ -20,7 +20,6 @@ namespace {
 using runs::SortedRun;
 using testing::MakeEntry;
 using testing::NumberKey;
-using testing::ResidentBytes;
 
 // A sorted hash rep on `arena`, built as the RocksDB face builds it (rows).
 std::unique_ptr<SortedHashRep> Make(const SortedHashOptions& options, memory::Arena* arena,
@@ -102,54 +101,49 @@ TEST(SortedHash, AnIdleRepBecomesOneRunWithoutFreeze) {
             1050u);
 }
 
-TEST(SortedHash, MemoryUsageChargesRunsInAdvanceAndNeverGrowsAfterFreeze) {
+TEST(SortedHash, MemoryUsageChargesRunsAsTheyAreBuiltAndIsConstantOnceWritesStop) {
   memory::Arena arena;
   SortedHashOptions o;
   o.bucket_count = 4096;
-  o.background_cut = 64;
+  o.background_cut = SortedHashOptions::kMaxThreshold;  // only iterators cut
   o.seal_threshold = 500;
   auto rep_owner = Make(o, &arena);
   SortedHashRep& rep = *rep_owner;
-  constexpr size_t kBuckets = 4096 * sizeof(RowRef);
-  EXPECT_EQ(rep.MemoryUsage(), kBuckets) << "no node yet";
-  size_t most_run_bytes = 0;
-  for (int i = 0; i < 3000; ++i) {
+  const auto table_bytes = [&] {
+    return rep.NodeBytes() /
+           memory::RowRegion::ChunkBytesFor(SortedHashOptions::kDefaultWriteBufferSize) *
+           sizeof(char*);
+  };
+  EXPECT_EQ(rep.MemoryUsage(), 0u) << "no node, no run: the buckets are the arena's";
+  // Rows in no run are charged as the fenced run an idle cut makes of them
+  // (a reference, a fence share, a top share): nothing more in advance.
+  for (int i = 0; i < 3000; ++i)
     ASSERT_TRUE(rep.Insert(MakeEntry(&rep, NumberKey(i * 7919 % 3000), 1, 1, "v")));
-    if (i % 100 == 0) rep.NewIterator()->SeekToFirst();
-    most_run_bytes = std::max(most_run_bytes, rep.RunBytes());
-    ASSERT_LE(rep.RunBytes(), rep.MemoryUsage() - kBuckets);
-  }
-  EXPECT_GT(most_run_bytes, 0u);
-  // Each node: an 8-byte header and its entry, in chunks taken from the
-  // arena (which counts them); the rep charges 8 bytes of chunk table each.
-  const size_t entry_bytes = RowSize(NumberKey(0).size(), 1);
-  EXPECT_GE(rep.NodeBytes(), 3000 * (sizeof(Node) + entry_bytes));
-  EXPECT_GE(arena.MemoryUsage(), rep.NodeBytes());
-  const size_t table_bytes =
-      rep.NodeBytes() /
-      memory::RowRegion::ChunkBytesFor(SortedHashOptions::kDefaultWriteBufferSize) * sizeof(char*);
-  const size_t at_freeze = rep.MemoryUsage();
-  EXPECT_EQ(
-      at_freeze,
-      table_bytes + kBuckets + 3000 * 2 * SortedRun::kMaxBytesPerEntry +
-          3000 * 2 * (SortedRun::kBytesPerEntryWithPrefixes - SortedRun::kMaxBytesPerEntry) +
-          500 * (3 * SortedRun::kBytesPerEntryWithPrefixes +
-                 (concurrency::BackgroundPool::Shared().threads() + 1) * sizeof(runs::RunSlot)) +
-          2 * sizeof(uint64_t) * (3000 * 5 / (4 * SortedRun::kTopStride)));
+  const size_t unsorted = rep.MemoryUsage() - table_bytes();
+  EXPECT_EQ(unsorted, 3000 * (SortedRun::kMaxBytesPerEntry + 1));
+  // A reader seals the 3000 rows as a run that keeps its prefixes: the next
+  // insert charges the run as it is.
+  rep.NewIterator()->SeekToFirst();
+  ASSERT_EQ(rep.NumRuns(), 1u);
+  ASSERT_TRUE(rep.Insert(MakeEntry(&rep, NumberKey(3000), 1, 1, "v")));
+  const size_t with_run = rep.MemoryUsage();
+  EXPECT_GE(with_run, table_bytes() + rep.RunBytes());
+  EXPECT_GT(with_run, table_bytes() + unsorted) << "prefixes cost more than the fenced estimate";
+  // Once writes stop, nothing changes it: not readers, not Freeze, not the
+  // background sort into one run.
+  rep.NewIterator()->SeekToLast();
+  EXPECT_EQ(rep.MemoryUsage(), with_run);
   rep.Freeze();
-  for (int i = 0; i < 20 && rep.NumRuns() != 1; ++i) {
-    rep.NewIterator()->SeekToLast();
-    EXPECT_EQ(rep.MemoryUsage(), at_freeze);
-    DrainBackground();
-  }
   WaitForRuns(rep, 1);
-  EXPECT_EQ(rep.MemoryUsage(), at_freeze);
-  EXPECT_LE(rep.RunBytes(), at_freeze - kBuckets - table_bytes);
+  DrainBackground();
+  EXPECT_EQ(rep.MemoryUsage(), with_run);
+  EXPECT_LE(rep.RunBytes(), with_run - table_bytes()) << "the one run fits the charge";
 }
 
 TEST(SortedHash, ALargeUnsortedTailIsChargedLikeARun) {
   // With no background cut, an iterator finds many unsorted entries at once:
-  // they must become a run within the charge, not a bigger cached tail.
+  // they must become a run (charged at the next insert), not a bigger cached
+  // tail.
   memory::Arena arena;
   SortedHashOptions o;
   o.bucket_count = 4096;
@@ -164,7 +158,8 @@ TEST(SortedHash, ALargeUnsortedTailIsChargedLikeARun) {
     auto it = rep.NewIterator();
     it->SeekToFirst();
     ASSERT_TRUE(it->Valid());
-    EXPECT_LE(rep.RunBytes(), rep.MemoryUsage() - 4096 * sizeof(void*)) << "round " << round;
+    ASSERT_TRUE(rep.Insert(MakeEntry(&rep, NumberKey(20000 + round), 1, 1, "v")));
+    EXPECT_LE(rep.RunBytes(), rep.MemoryUsage()) << "round " << round;
   }
 }
 
@@ -224,21 +219,41 @@ TEST(SortedHash, ApproximateNumEntriesCountsUnsortedEntries) {
             300u);
 }
 
-// Resident memory of this process, in bytes.
-TEST(SortedHash, CreatingARepTouchesNoBucketMemory) {
-  // Creation is cheap because the bucket array is a fresh anonymous mapping
-  // whose zero pages stay unmapped until a bucket is used: 16 reps with 64 MiB of buckets
-  // each must not make 1 GiB resident. (A generous bound: sanitizer runtimes
-  // add shadow memory of their own.)
+TEST(SortedHash, TheBucketsAreTakenFromTheAllocator) {
+  // So that RocksDB's memtable accounting, and a WriteBufferManager, count
+  // them; MemoryUsage does not count them twice.
   memory::Arena arena;
   SortedHashOptions o;
-  o.bucket_count = uint64_t{8} << 20;
-  const size_t before = ResidentBytes();
-  std::vector<std::unique_ptr<SortedHashRep>> reps;
-  for (int i = 0; i < 16; ++i) reps.push_back(Make(o, &arena));
-  const size_t grown = ResidentBytes() - before;
-  EXPECT_EQ(reps[0]->MemoryUsage(), (size_t{8} << 20) * sizeof(RowRef)) << "reported in full";
-  EXPECT_LT(grown, size_t{256} << 20) << "buckets must not be touched at creation";
+  o.bucket_count = 100000;  // not a power of two: honoured as it is
+  const size_t before = arena.MemoryUsage();
+  auto rep = Make(o, &arena);
+  EXPECT_EQ(rep->BucketBytes(), 100000 * sizeof(HashIndex::Bucket));
+  EXPECT_GE(arena.MemoryUsage() - before, rep->BucketBytes());
+  EXPECT_EQ(rep->MemoryUsage(), 0u);
+}
+
+TEST(SortedHash, TheFilterTurnsAwayAbsentKeysAndNeverAPresentOne) {
+  // Few buckets, many keys: every bucket's filter fills up, and a Get must
+  // still find each key present and no key absent.
+  memory::Arena arena;
+  SortedHashOptions o;
+  o.bucket_count = 7;
+  auto rep = Make(o, &arena);
+  for (int i = 0; i < 2000; i += 2)
+    ASSERT_TRUE(rep->Insert(MakeEntry(rep.get(), NumberKey(i), 1, 1, "v")));
+  for (int i = 0; i < 2000; ++i) {
+    EXPECT_EQ(rep->Contains(testing::InternalKey(NumberKey(i), 1)), i % 2 == 0) << i;
+  }
+  // One key per bucket: most absent keys are turned away by the filter, and
+  // every present one is still found.
+  memory::Arena arena2;
+  o.bucket_count = 1 << 16;
+  auto sparse = Make(o, &arena2);
+  for (int i = 0; i < 1000; ++i)
+    ASSERT_TRUE(sparse->Insert(MakeEntry(sparse.get(), NumberKey(i), 1, 1, "v")));
+  for (int i = 0; i < 2000; ++i) {
+    EXPECT_EQ(sparse->Contains(testing::InternalKey(NumberKey(i), 1)), i < 1000) << i;
+  }
 }
 
 TEST(SortedHash, DestroyingWhileBackgroundWorkIsQueuedIsSafe) {

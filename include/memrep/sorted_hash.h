@@ -19,13 +19,14 @@ namespace memrep {
 struct MEMREP_EXPORT SortedHashOptions {
   static constexpr const char* kName = "memrep.SortedHash";
 
-  // Hash buckets, 4 bytes each, rounded up to a power of two. 0 (auto):
-  // one bucket per kWriteBufferBytesPerBucket bytes of memtable (at least
-  // kMinAutoBuckets), so a full memtable of ~150-byte entries has chains of
-  // about two, and the index costs 1/64 of the write buffer.
+  // Hash buckets, 8 bytes each (a chain's head and a filter of its keys),
+  // taken from the memtable's arena. 0 (auto): one bucket per
+  // kWriteBufferBytesPerBucket bytes of memtable (at least kMinAutoBuckets),
+  // so a full memtable of ~150-byte entries has chains of about 2.5, and the
+  // index costs 1/48 of the write buffer.
   uint64_t bucket_count = 0;
-  static constexpr uint64_t kWriteBufferBytesPerBucket = 256;
-  static constexpr uint64_t kMinAutoBuckets = 1024;
+  static constexpr uint64_t kWriteBufferBytesPerBucket = 384;
+  static constexpr uint64_t kMinAutoBuckets = 16;
 
   // The memtable size this rep is sized for, in bytes. 0 (auto): the size
   // the memtable is expected to reach (RocksDB's write_buffer_size, or
@@ -46,7 +47,7 @@ struct MEMREP_EXPORT SortedHashOptions {
   uint32_t max_runs = 8;
 
   // Limits on the values above.
-  static constexpr uint64_t kMaxBucketCount = uint64_t{1} << 30;  // 4 GiB of buckets
+  static constexpr uint64_t kMaxBucketCount = uint64_t{1} << 30;  // 8 GiB of buckets
   static constexpr uint64_t kDefaultWriteBufferSize = uint64_t{64} << 20;
   static constexpr uint64_t kMinWriteBufferSize = uint64_t{4} << 10;
   // A rep addresses at most 32 GiB of entries (4-byte references to 8-byte

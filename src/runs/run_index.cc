@@ -22,6 +22,39 @@ void RunIndex::Freeze() {
   Schedule(false);
 }
 
+void RunIndex::NoteSet() {
+  const std::shared_ptr<const RunSet> set = runs_.Current();
+  {
+    // A cached tail of rows a run now holds is never reused (BuildTail
+    // starts over from the new set): let its memory go now.
+    concurrency::MutexLock lock(&tail_mu_);
+    if (tail_cache_.covered_entries < set->entries) {
+      tail_cache_ = Tail{};
+      tail_bytes_.store(0, std::memory_order_relaxed);
+    }
+  }
+  // relaxed: ChargedBytes reads them as an estimate (see their declaration).
+  set_entries_.store(set->entries, std::memory_order_relaxed);
+  set_bytes_.store(set->bytes, std::memory_order_relaxed);
+}
+
+uint64_t RunIndex::ChargedBytes() const {
+  // relaxed throughout: a statistic; the CAS only keeps charged_ a maximum.
+  const uint64_t n = Count();
+  if (charged_at_count_.load(std::memory_order_relaxed) != n) {
+    const uint64_t in_runs = set_entries_.load(std::memory_order_relaxed);
+    const uint64_t bytes = set_bytes_.load(std::memory_order_relaxed) +
+                           tail_bytes_.load(std::memory_order_relaxed) +
+                           kUnsortedCharge * (n > in_runs ? n - in_runs : 0);
+    uint64_t charged = charged_.load(std::memory_order_relaxed);
+    while (bytes > charged &&
+           !charged_.compare_exchange_weak(charged, bytes, std::memory_order_relaxed)) {
+    }
+    charged_at_count_.store(n, std::memory_order_relaxed);
+  }
+  return charged_.load(std::memory_order_relaxed);
+}
+
 RunIndex::Tail RunIndex::BuildTail(const RunSet& set, const std::atomic<bool>* cancel) {
   Tail tail;
   {
@@ -49,7 +82,7 @@ RunIndex::Tail RunIndex::BuildTail(const RunSet& set, const std::atomic<bool>* c
     // cache never holds more than seal_threshold rows.
     const std::shared_ptr<const SortedRun> fresh = SortMany(std::move(delta), cancel);
     if (fresh == nullptr) throw Cancelled();
-    tail.levels.assign(1, Seal(tail, fresh.get()));
+    tail.levels.assign(1, Seal(tail, fresh.get(), options_.run_layout));
     return tail;
   }
   if (!delta.empty()) {
@@ -70,11 +103,16 @@ RunIndex::Tail RunIndex::BuildTail(const RunSet& set, const std::atomic<bool>* c
       tail.levels.pop_back();
     }
   }
-  concurrency::MutexLock lock(&tail_mu_);
-  // Keep the newest: the tail of a later cut, or more of the same one.
-  if (tail_cache_.covered_entries < tail.covered_entries ||
-      (tail_cache_.covered == tail.covered && tail_cache_.size() < tail.size())) {
-    tail_cache_ = tail;
+  {
+    concurrency::MutexLock lock(&tail_mu_);
+    // Keep the newest: the tail of a later cut, or more of the same one.
+    if (tail_cache_.covered_entries < tail.covered_entries ||
+        (tail_cache_.covered == tail.covered && tail_cache_.size() < tail.size())) {
+      tail_cache_ = tail;
+      uint64_t bytes = 0;
+      for (const auto& level : tail_cache_.levels) bytes += level->bytes();
+      tail_bytes_.store(bytes, std::memory_order_relaxed);
+    }
   }
   return tail;
 }
@@ -84,8 +122,8 @@ std::shared_ptr<const SortedRun> RunIndex::SortMany(std::vector<RowRef> refs,
   // Pieces of seal_threshold rows, each sorted as slots (24 bytes a row, for
   // one piece per thread at a time) into a fenced run (6 bytes a row); then
   // pairs merged level by level, each merge's inputs freed as it ends. So
-  // the runs of the sort never hold more than 12 bytes a row, what
-  // ChargedBytes reserves for a run and a merge's output, and pieces and
+  // the runs of the sort never hold more than 12 bytes a row (scratch that
+  // ChargedBytes does not count: the run that results is), and pieces and
   // merges run in parallel on idle pool threads.
   const size_t piece = std::max<size_t>(options_.seal_threshold, 1);
   const size_t pieces = (refs.size() + piece - 1) / piece;
@@ -143,11 +181,12 @@ std::shared_ptr<const SortedRun> RunIndex::SortMany(std::vector<RowRef> refs,
   return runs.empty() ? nullptr : runs[0];
 }
 
-std::shared_ptr<const SortedRun> RunIndex::Seal(const Tail& tail, const SortedRun* more) const {
-  // A lone level already in the runs' layout is the run itself (levels
-  // are immutable and shared by reference count).
+std::shared_ptr<const SortedRun> RunIndex::Seal(const Tail& tail, const SortedRun* more,
+                                                SortedRun::Layout layout) const {
+  // A lone level already in the layout is the run itself (levels are
+  // immutable and shared by reference count).
   if ((more == nullptr || more->size() == 0) && tail.levels.size() == 1 &&
-      tail.levels[0]->InLayout(options_.run_layout)) {
+      tail.levels[0]->InLayout(layout)) {
     return tail.levels[0];
   }
   // Smallest first, so each merge's output is about the size of the next
@@ -162,7 +201,7 @@ std::shared_ptr<const SortedRun> RunIndex::Seal(const Tail& tail, const SortedRu
   for (size_t i = 1; i < parts.size(); ++i) {
     const bool last = i + 1 == parts.size();
     run = SortedRun::Merge(order_, i == 1 ? *parts[0] : *run, *parts[i], run_memory_,
-                           last ? options_.run_layout : SortedRun::Layout::kWithPrefixes);
+                           last ? layout : SortedRun::Layout::kWithPrefixes);
   }
   return run;
 }
@@ -193,11 +232,14 @@ RunIndex::View RunIndex::CutView(std::shared_ptr<const RunSet> set) {
   view.set = std::move(set);
   view.tail = BuildTail(*view.set, nullptr);
   if (view.tail.size() >= options_.seal_threshold) {
-    if (auto published = runs_.PublishCut(view.set, Seal(view.tail), view.tail.heads)) {
+    if (auto published =
+            runs_.PublishCut(view.set, Seal(view.tail, nullptr, options_.run_layout),
+                             view.tail.heads)) {
       const WriteList::Heads heads = view.tail.heads;
       view.set = std::move(published);
       view.tail = Tail{};
       view.tail.covered = view.tail.heads = heads;
+      NoteSet();
     }
   }
   return view;
@@ -220,7 +262,8 @@ size_t RunIndex::Cut(bool idle, std::shared_ptr<const RunSet> base) {
                                        tail.size() >= options_.seal_threshold);
   if (cut) {
     // May lose to an iterator that published a cut first: the next task retries.
-    (void)runs_.PublishCut(base, Seal(tail), tail.heads);
+    (void)runs_.PublishCut(base, Seal(tail, nullptr, LayoutFor(idle)), tail.heads);
+    NoteSet();
   }
   return cut ? 0 : tail.size();
 }
@@ -262,13 +305,14 @@ bool RunIndex::CutAndMerge(bool idle) {
          PickMerge(*set, options_.max_runs, idle && Count() == count, &a, &b)) {
     const SortedRun* run_a = set->runs[a].get();
     const SortedRun* run_b = set->runs[b].get();
-    auto merged = SortedRun::Merge(order_, *run_a, *run_b, run_memory_, options_.run_layout,
+    auto merged = SortedRun::Merge(order_, *run_a, *run_b, run_memory_, LayoutFor(idle),
                                    task_.cancel_flag());
     if (merged == nullptr) {  // cancelled: the index is closing
       merges_cancelled_.fetch_add(1, std::memory_order_relaxed);
       return false;
     }
     runs_.PublishMerge(run_a, run_b, std::move(merged));
+    NoteSet();
     set = runs_.Current();
   }
   return set->runs.size() > 1 || left > 0 || set->entries != Count();
@@ -292,34 +336,6 @@ uint64_t RunIndex::CountBetween(std::string_view start, std::string_view end) co
     }
   });
   return in_range;
-}
-
-uint64_t RunIndex::ChargedBytes(uint64_t n) const {
-  // Sorted runs are charged in advance, twice per entry: once for the run
-  // that finally holds it, once for a merge that briefly holds its inputs and
-  // its output. So the figure only grows with inserts and stays constant once
-  // they end: RocksDB records a memtable's usage when it becomes immutable and
-  // requires it not to grow after (background sorting must not change it).
-  // The shared tail (at most seal_threshold entries, 12 bytes each) is
-  // charged three times: the cached one, one being extended and one being
-  // sealed into a run; so are the slots (24 bytes a row) of the pieces a big
-  // sort works on, a piece per pool thread and caller (SortMany: the rest of
-  // such a sort fits in the two runs' charge, its 4-byte refs included, as
-  // no merge's output exists while they do). Runs of at most kPrefixedRunMax entries keep every
-  // prefix; at most max_runs of them are published, plus a merge's inputs and
-  // output, so their extra bytes are charged for that many entries at most.
-  const uint64_t prefixed =
-      options_.run_layout == SortedRun::Layout::kFenced
-          ? 0
-          : std::min<uint64_t>(n, (options_.max_runs + 2) * uint64_t{SortedRun::kPrefixedRunMax});
-  // Runs' top indexes: one prefix per kTopStride fences or prefixes, rounded
-  // up per run, and only in runs of at least 4 * kTopStride of them: under
-  // 1.25 * entries / kTopStride in all.
-  const uint64_t top = n * 5 / (4 * SortedRun::kTopStride);
-  return 2 * SortedRun::kMaxBytesPerEntry * n + 2 * sizeof(uint64_t) * top +
-         2 * (SortedRun::kBytesPerEntryWithPrefixes - SortedRun::kMaxBytesPerEntry) * prefixed +
-         (3 * SortedRun::kBytesPerEntryWithPrefixes + (pool_.threads() + 1) * sizeof(RunSlot)) *
-             std::min<uint64_t>(n, options_.seal_threshold);
 }
 
 size_t RunIndex::RunBytes() const {

@@ -157,10 +157,19 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   void GetRowsWithoutMemory(std::string_view internal_key, void* arg,
                             bool (*callback)(void*, const char*)) const;
 
-  // MemoryUsage's share for the runs of `entries` rows, charged in advance so
-  // that it only grows with inserts and stays constant once they end (see
-  // the definition for the accounting).
-  uint64_t ChargedBytes(uint64_t entries) const;
+  // MemoryUsage's share for the runs, charged as they are built: the most
+  // that the published runs and the shared tail have held, plus what the
+  // rows in no run will take once cut (kUnsortedCharge each), as last
+  // computed by a call that found rows added since the one before. So the
+  // figure grows with inserts only and is constant once they stop: RocksDB
+  // records a memtable's usage when it turns immutable and requires that it
+  // never changes after, while background work goes on. Not charged:
+  // scratch that lives for one merge or sort (a merge's output while its
+  // inputs still exist, the pieces of a sort, runs only an old view still
+  // holds), and the prefixes of a run cut while writes continue from rows
+  // counted as unsorted at the last insert (at most 6 bytes a row for
+  // background_cut rows per writer thread). O(1), lock-free.
+  uint64_t ChargedBytes() const;
 
   // For tests and benchmarks: the number of sorted runs now, and the bytes
   // they hold.
@@ -206,7 +215,9 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   // Pieces merged in one pass at most (each output row compares the heads).
   static constexpr size_t kOnePassPieces = 16;
   // The tail, and `more` rows pushed after it, as one run (the runs' layout).
-  std::shared_ptr<const SortedRun> Seal(const Tail& tail, const SortedRun* more = nullptr) const;
+  // layout: of the run made (a reader's seal: the runs' layout).
+  std::shared_ptr<const SortedRun> Seal(const Tail& tail, const SortedRun* more,
+                                        SortedRun::Layout layout) const;
 
   const RunIndexOptions options_;
   const format::KeyOrder& order_;
@@ -215,6 +226,27 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   RunSetHolder runs_;
   const MemoryCounter run_memory_ = std::make_shared<std::atomic<int64_t>>(0);
   std::atomic<bool> frozen_{false};
+  // What ChargedBytes reads, kept in atomics so that it takes no lock
+  // (RocksDB asks after every insert): the current run set's bytes and
+  // entries (stored as each set is published), the tail cache's bytes, the
+  // charge and the row count it was last computed at. Each is exact; read
+  // together they may mix two moments, which moves the estimate by one cut
+  // for one call.
+  std::atomic<uint64_t> set_bytes_{0};
+  std::atomic<uint64_t> set_entries_{0};
+  std::atomic<uint64_t> tail_bytes_{0};  // written under tail_mu_
+  mutable std::atomic<uint64_t> charged_{0};
+  mutable std::atomic<uint64_t> charged_at_count_{0};
+  // A row in no run, as the fenced run an idle cut makes of it (reference,
+  // fence share, top index share and rounding).
+  static constexpr uint64_t kUnsortedCharge = SortedRun::kMaxBytesPerEntry + 1;
+  // Stores set_bytes_ and set_entries_ from the current run set.
+  void NoteSet();
+  // The layout of runs a background step builds: every run fenced once the
+  // index is idle or frozen (what ChargedBytes counts rows in no run as).
+  SortedRun::Layout LayoutFor(bool idle) const {
+    return idle ? SortedRun::Layout::kFenced : options_.run_layout;
+  }
   concurrency::BackgroundPool& pool_;
   concurrency::SerialTask task_;  // the background work: Schedule, Close
 

@@ -11,6 +11,7 @@ std::shared_ptr<const RunSet> RunSetHolder::PublishCut(const std::shared_ptr<con
   auto next = std::make_shared<RunSet>();
   next->runs = base->runs;
   next->entries = base->entries + run->size();
+  next->bytes = base->bytes + run->bytes();
   next->runs.push_back(std::move(run));
   next->covered = covered;
   concurrency::MutexLock lock(&mu_);
@@ -26,8 +27,12 @@ void RunSetHolder::PublishMerge(const SortedRun* a, const SortedRun* b,
   concurrency::MutexLock lock(&mu_);
   auto next = std::make_shared<RunSet>();
   next->runs.reserve(current_->runs.size() - 1);
+  next->bytes = merged->bytes();
   for (const auto& run : current_->runs) {
-    if (run.get() != a && run.get() != b) next->runs.push_back(run);
+    if (run.get() != a && run.get() != b) {
+      next->runs.push_back(run);
+      next->bytes += run->bytes();
+    }
   }
   next->runs.push_back(std::move(merged));
   next->covered = current_->covered;

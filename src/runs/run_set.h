@@ -34,6 +34,7 @@ struct RunSet {
   std::vector<std::shared_ptr<const SortedRun>> runs;
   WriteList::Heads covered{};
   uint64_t entries = 0;  // sum of run sizes
+  uint64_t bytes = 0;    // sum of run bytes()
   uint64_t version = 0;  // increases by one per published set
 };
 

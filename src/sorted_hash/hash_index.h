@@ -1,11 +1,20 @@
-// HashIndex: a fixed array of buckets, each the head of a lock-free singly
-// linked chain of nodes kept in internal-key order.
+// HashIndex: an array of buckets, each the head of a lock-free singly linked
+// chain of nodes kept in internal-key order, and a filter of the user keys
+// that chain holds.
 //
-//   buckets: [ RowRef ][ RowRef ] ...  4 bytes each, power-of-two count,
-//            fresh anonymous mmap: zero pages the kernel maps on first
-//            touch, so creating an index touches no memory.
-//   chain:   bucket -> n1 -> n2 -> ... (ascending internal key; links are
+//   bucket (8 bytes) = [ head: RowRef (4) | filter: 32 bits (4) ]
+//   chain:   head -> n1 -> n2 -> ... (ascending internal key; links are
 //            RowRefs into the rep's RowRegion)
+//   filter:  two bits per user key linked, chosen by hash bits the bucket's
+//            position does not use: a probe whose two bits are not both set
+//            knows the key is absent from the bucket's one cache line, and
+//            reads no node.
+//
+// The bucket count is any number (a key's bucket is the high half of a
+// 32-bit hash times the count), so the array is sized to the write buffer
+// exactly rather than to the next power of two. The array is taken from the
+// rep's Allocator (RocksDB's memtable arena in the RocksDB face), so that
+// RocksDB's memory accounting, and a WriteBufferManager, count it.
 //
 // Thread safety: Insert may run from many threads at once; Find and Next run
 // concurrently with them and take no lock.
@@ -17,17 +26,28 @@
 //     against the successor value the CAS then confirms.
 //  3. A node's fields are complete before the release CAS that links it;
 //     readers follow links with acquire loads, so they see complete nodes.
-// Cost: insert and lookup walk one chain, of expected length count/buckets.
+//  4. Filter bits are only ever set, and a node's bits are set before the
+//     CAS that links it. So a reader to which an insert happened before (it
+//     returned before the read began) sees the bits: a filter that lacks
+//     them proves the key absent. The bits carry no data, so relaxed
+//     operations suffice; a reader that sees bits of a node still being
+//     linked walks the chain and finds nothing, as it would a moment earlier.
+// Cost: insert and lookup walk one chain, of expected length count/buckets;
+// a lookup of a key the bucket does not hold reads the bucket alone (but for
+// the filter's false positives: about 1 in 250 with one other key in the
+// bucket, 1 in 30 with three).
 #pragma once
 
 #include <sys/mman.h>
 
 #include <atomic>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 
 #include "format/key_order.h"
+#include "memrep/rep.h"
 #include "memrep/status.h"
 #include "sorted_hash/node.h"
 #include "util/assert.h"
@@ -37,29 +57,44 @@ namespace memrep::sorted_hash {
 
 class HashIndex {
  public:
-  // REQUIRES: bucket_count is a power of two; Init() before any other call.
+  struct Bucket {
+    std::atomic<RowRef> head;
+    std::atomic<uint32_t> filter;
+  };
+  static_assert(sizeof(Bucket) == 8, "a bucket is a 4-byte link and a 32-bit filter");
+
+  // REQUIRES: 0 < bucket_count <= 2^32; Init() before any other call.
   HashIndex(uint64_t bucket_count, const RowRegion* region)
-      : mask_(bucket_count - 1), region_(*region) {
-    MEMREP_ASSERT(bucket_count > 0 && (bucket_count & (bucket_count - 1)) == 0);
-  }
-  ~HashIndex() {
-    if (buckets_ != nullptr) ::munmap(buckets_, bytes());
+      : count_(bucket_count), region_(*region) {
+    MEMREP_ASSERT(bucket_count > 0 && bucket_count <= (uint64_t{1} << 32));
   }
   HashIndex(const HashIndex&) = delete;
   HashIndex& operator=(const HashIndex&) = delete;
 
-  // Maps the buckets: OutOfMemory if the address space cannot be had.
-  Status Init() {
-    void* p = ::mmap(nullptr, bytes(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) {
-      return Status::OutOfMemory("could not map the hash index's " + std::to_string(bytes()) +
-                                 " bytes of buckets; use a smaller bucket_count");
+  // Takes the buckets from `allocator` and zeroes them: OutOfMemory if it
+  // has not the memory. The memory is the allocator's (freed with it).
+  Status Init(Allocator* allocator) {
+    char* p = allocator->AllocateAligned(bytes());
+    if (p == nullptr) {
+      return Status::OutOfMemory("could not allocate the hash index's " + std::to_string(bytes()) +
+                                 " bytes of buckets; use a smaller bucket_count or "
+                                 "write_buffer_size");
     }
-    buckets_ = static_cast<RowRef*>(p);
+    // Probes land anywhere in the array: huge pages spare most of their TLB
+    // misses. Advice only, on the 2 MiB pages wholly inside the array, and
+    // before the first touch; a kernel without transparent huge pages
+    // ignores it.
+    constexpr uintptr_t kHuge = uintptr_t{2} << 20;
+    const uintptr_t begin = (reinterpret_cast<uintptr_t>(p) + kHuge - 1) & ~(kHuge - 1);
+    const uintptr_t end = (reinterpret_cast<uintptr_t>(p) + bytes()) & ~(kHuge - 1);
+    if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+    std::memset(p, 0, bytes());
+    buckets_ = reinterpret_cast<Bucket*>(p);  // zero: no chain, no filter bit
     return Status::OK();
   }
 
-  size_t bytes() const { return (mask_ + 1) * sizeof(RowRef); }
+  uint64_t bucket_count() const { return count_; }
+  size_t bytes() const { return count_ * sizeof(Bucket); }
 
   // Links `node` (whose reference is `ref`) into its chain. Returns false,
   // linking nothing, if a node with the same user key and sequence is present.
@@ -81,8 +116,11 @@ class HashIndex {
   // The same, given HashOf(internal_key).
   const Node* Find(const format::KeyOrder& order, std::string_view internal_key,
                    uint64_t hash) const {
-    std::atomic_ref<RowRef> bucket(buckets_[hash & mask_]);
-    const Node* node = NodeAt(region_, bucket.load(std::memory_order_acquire));
+    const Bucket& bucket = BucketOf(hash);
+    // relaxed: invariant 4 (the bits are set before the node is linked).
+    const uint32_t bits = FilterBits(hash);
+    if ((bucket.filter.load(std::memory_order_relaxed) & bits) != bits) return nullptr;
+    const Node* node = NodeAt(region_, bucket.head.load(std::memory_order_acquire));
     while (node != nullptr && order.CompareRowToKey(node->row(), internal_key) < 0) {
       node = Next(node);
     }
@@ -96,10 +134,12 @@ class HashIndex {
   static uint64_t HashOf(std::string_view internal_key) {
     return util::Hash(internal_key.substr(0, internal_key.size() - 8));
   }
-  void PrefetchBucket(uint64_t hash) const { __builtin_prefetch(&buckets_[hash & mask_]); }
+  void PrefetchBucket(uint64_t hash) const { __builtin_prefetch(&BucketOf(hash)); }
   void PrefetchHead(uint64_t hash) const {
-    std::atomic_ref<RowRef> bucket(buckets_[hash & mask_]);
-    const Node* node = NodeAt(region_, bucket.load(std::memory_order_acquire));
+    const Bucket& bucket = BucketOf(hash);
+    const uint32_t bits = FilterBits(hash);
+    if ((bucket.filter.load(std::memory_order_relaxed) & bits) != bits) return;
+    const Node* node = NodeAt(region_, bucket.head.load(std::memory_order_acquire));
     if (node != nullptr) __builtin_prefetch(node);
   }
 
@@ -111,11 +151,18 @@ class HashIndex {
   // Insert's work, with the node's user key, tag and hash already known.
   bool Link(const format::KeyOrder& order, Node* node, RowRef ref, std::string_view user_key,
             uint64_t tag, uint64_t hash) {
-    std::atomic_ref<RowRef> bucket(buckets_[hash & mask_]);
+    Bucket& bucket = BucketOf(hash);
+    // relaxed: invariant 4 (the CAS below orders it before the link; a
+    // bucket whose bits are set already, most often by this key's older
+    // versions, is not written).
+    const uint32_t bits = FilterBits(hash);
+    if ((bucket.filter.load(std::memory_order_relaxed) & bits) != bits) {
+      bucket.filter.fetch_or(bits, std::memory_order_relaxed);
+    }
     Node* prev = nullptr;
     for (;;) {
       // acquire: pairs with the release CAS that published `next`.
-      RowRef next = prev == nullptr ? bucket.load(std::memory_order_acquire)
+      RowRef next = prev == nullptr ? bucket.head.load(std::memory_order_acquire)
                                     : prev->bucket_next.load(std::memory_order_acquire);
       while (next != 0) {
         Node* next_node = NodeAt(region_, next);
@@ -132,17 +179,27 @@ class HashIndex {
       // release: publishes the node's entry and bucket_next to readers.
       // On failure a node was linked after prev (invariant 1): rescan from prev.
       bool linked = prev == nullptr
-                        ? bucket.compare_exchange_strong(next, ref, std::memory_order_release,
-                                                         std::memory_order_relaxed)
+                        ? bucket.head.compare_exchange_strong(next, ref, std::memory_order_release,
+                                                              std::memory_order_relaxed)
                         : prev->bucket_next.compare_exchange_strong(
                               next, ref, std::memory_order_release, std::memory_order_relaxed);
       if (linked) return true;
     }
   }
 
-  const uint64_t mask_;
+  // A key's bucket: the low 32 bits of its hash scaled to the count (so
+  // any count spreads keys evenly).
+  Bucket& BucketOf(uint64_t hash) const {
+    return buckets_[((hash & 0xffffffffu) * count_) >> 32];
+  }
+  // A key's two filter bits, from hash bits BucketOf does not use.
+  static uint32_t FilterBits(uint64_t hash) {
+    return (uint32_t{1} << ((hash >> 32) & 31)) | (uint32_t{1} << ((hash >> 40) & 31));
+  }
+
+  const uint64_t count_;
   const RowRegion& region_;
-  RowRef* buckets_ = nullptr;  // accessed only through std::atomic_ref
+  Bucket* buckets_ = nullptr;  // in the allocator's memory
 };
 
 }  // namespace memrep::sorted_hash

@@ -1,7 +1,6 @@
 #include "sorted_hash/sorted_hash_rep.h"
 
 #include <algorithm>
-#include <bit>
 #include <new>
 
 #include "concurrency/background_pool.h"
@@ -12,14 +11,14 @@
 namespace memrep::sorted_hash {
 
 uint64_t EffectiveBucketCount(const SortedHashOptions& options, uint64_t write_buffer_size) {
-  // A count given is honoured (rounded up); an automatic one is at least
-  // kMinAutoBuckets, so that a small write buffer does not make long chains.
+  // A count given is honoured as it is; an automatic one is at least
+  // kMinAutoBuckets, so that a tiny write buffer still spreads its keys.
   const uint64_t wanted =
       options.bucket_count != 0
           ? options.bucket_count
           : std::max(write_buffer_size / SortedHashOptions::kWriteBufferBytesPerBucket,
                      SortedHashOptions::kMinAutoBuckets);
-  return std::bit_ceil(std::min(wanted, SortedHashOptions::kMaxBucketCount));
+  return std::min(wanted, SortedHashOptions::kMaxBucketCount);
 }
 
 SortedHashRep::SortedHashRep(const SortedHashOptions& options, const RepContext& context,
@@ -43,7 +42,7 @@ Status SortedHashRep::Make(const SortedHashOptions& options, const RepContext& c
     return Status::OutOfMemory("could not allocate a sorted hash rep");
   }
   Status s = rep->region_.Init();
-  if (s.ok()) s = rep->index_.Init();
+  if (s.ok()) s = rep->index_.Init(context.allocator);
   if (!s.ok()) return s;
   *out = std::move(rep);
   return Status::OK();
@@ -149,10 +148,10 @@ std::unique_ptr<RepIterator> SortedHashRep::NewIterator() const {
 }
 
 size_t SortedHashRep::MemoryUsage() const {
-  // Nodes are taken from the Allocator, which counts them; the region's
-  // chunk table is charged as it grows, the buckets in full, the runs in
-  // advance (RunIndex::ChargedBytes).
-  return region_.TableBytes() + index_.bytes() + runs_->ChargedBytes(NumEntries());
+  // Nodes and buckets are taken from the Allocator, which counts them; the
+  // region's chunk table is charged as it grows, the runs as they are built
+  // (RunIndex::ChargedBytes).
+  return region_.TableBytes() + runs_->ChargedBytes();
 }
 
 Status SortedHashRep::RandomSample(size_t target, uint64_t seed,

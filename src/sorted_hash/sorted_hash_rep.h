@@ -57,11 +57,12 @@ class SortedHashRep final : public Rep {
   }
 
   // For tests and benchmarks: the number of sorted runs now, the bytes they
-  // hold (MemoryUsage charges an upper bound of these in advance), and the
-  // bytes of node chunks taken from the Allocator.
+  // hold (MemoryUsage charges the most the published ones have held), the
+  // bytes of node chunks and of buckets taken from the Allocator.
   size_t NumRuns() const { return runs_->NumRuns(); }
   size_t RunBytes() const { return runs_->RunBytes(); }
   size_t NodeBytes() const { return region_.ChunkBytes(); }
+  size_t BucketBytes() const { return index_.bytes(); }
 
  private:
   bool InsertRow(KeyHandle handle, bool exclusive);
@@ -75,7 +76,7 @@ class SortedHashRep final : public Rep {
 };
 
 // The bucket count a rep of these options uses for a memtable of
-// write_buffer_size bytes: a power of two.
+// write_buffer_size bytes.
 uint64_t EffectiveBucketCount(const SortedHashOptions& options, uint64_t write_buffer_size);
 
 }  // namespace memrep::sorted_hash

@@ -202,9 +202,10 @@ std::unique_ptr<RepIterator> VectorRep::NewIterator() const {
 
 size_t VectorRep::MemoryUsage() const {
   // Nodes are taken from the Allocator, which counts them; the region's
-  // chunk table is charged as it grows, the runs in advance
-  // (RunIndex::ChargedBytes), so that the figure never grows after Freeze.
-  return region_.TableBytes() + runs_->ChargedBytes(NumEntries());
+  // chunk table is charged as it grows, the runs as they are built, with
+  // what sorting after Freeze needs fixed at Freeze (RunIndex::ChargedBytes),
+  // so that the figure never grows after Freeze.
+  return region_.TableBytes() + runs_->ChargedBytes();
 }
 
 }  // namespace memrep::vector
