@@ -1,41 +1,54 @@
-// HashIndex: an array of buckets, each the head of a lock-free singly linked
-// chain of nodes kept in internal-key order, and a filter of the user keys
-// that chain holds.
+// HashIndex: an array of buckets, each the head of a lock-free singly
+// linked chain of nodes, and a filter of the user keys that chain holds.
 //
 //   bucket (8 bytes) = [ head: RowRef (4) | filter: 32 bits (4) ]
-//   chain:   head -> n1 -> n2 -> ... (ascending internal key; links are
-//            RowRefs into the rep's RowRegion)
+//   chain:   head -> [ K3 s9 ] -> [ K1 s7 -> K1 s4 ] -> [ K2 s5 ] -> 0
+//            groups: a user key's versions together, newest first; a new
+//            key's group goes to the head. Links are RowRefs into the rep's
+//            RowRegion.
 //   filter:  two bits per user key linked, chosen by hash bits the bucket's
-//            position does not use: a probe whose two bits are not both set
-//            knows the key is absent from the bucket's one cache line, and
-//            reads no node.
+//            position does not use.
 //
-// The bucket count is any number (a key's bucket is the high half of a
-// 32-bit hash times the count), so the array is sized to the write buffer
+// What the layout buys: an insert of a key the filter has never seen links
+// at the head with one CAS and reads no node (a fill of new keys costs the
+// bucket's cache line alone); a lookup of such a key reads the bucket alone.
+// A key that may be present is looked for by walking the chain, comparing
+// user keys for equality.
+//
+// The bucket count is any number (a key's bucket is the low 32 bits of its
+// hash times the count, high half), so the array is sized to the write buffer
 // exactly rather than to the next power of two. The array is taken from the
 // rep's Allocator (RocksDB's memtable arena in the RocksDB face), so that
 // RocksDB's memory accounting, and a WriteBufferManager, count it.
 //
-// Thread safety: Insert may run from many threads at once; Find and Next run
-// concurrently with them and take no lock.
+// Thread safety: Insert may run from many threads at once; Find and
+// NextVersion run concurrently with them and take no lock.
 // Invariants:
 //  1. Nodes are never removed, so a node's successor only changes by a new
 //     node being linked directly after it.
-//  2. A chain is strictly ascending: a node is linked only between a
-//     predecessor that is smaller and a successor that is larger, checked
-//     against the successor value the CAS then confirms.
+//  2. Groups: every node of a user key lies in one contiguous run of the
+//     chain (its group), in descending sequence order. A new group is only
+//     ever linked at the head, by a CAS from the head its writer scanned
+//     from; a version only inside its group, between a newer and an older
+//     version (or the group's first node and whatever precedes it), checked
+//     by the CAS that links it.
 //  3. A node's fields are complete before the release CAS that links it;
 //     readers follow links with acquire loads, so they see complete nodes.
-//  4. Filter bits are only ever set, and a node's bits are set before the
-//     CAS that links it. So a reader to which an insert happened before (it
-//     returned before the read began) sees the bits: a filter that lacks
-//     them proves the key absent. The bits carry no data, so relaxed
-//     operations suffice; a reader that sees bits of a node still being
-//     linked walks the chain and finds nothing, as it would a moment earlier.
-// Cost: insert and lookup walk one chain, of expected length count/buckets;
-// a lookup of a key the bucket does not hold reads the bucket alone (but for
-// the filter's false positives: about 1 in 250 with one other key in the
-// bucket, 1 in 30 with three).
+//  4. Filter bits are only ever set, by an acq_rel fetch_or that each
+//     writer makes before its CAS, after loading the head it scans from. So
+//     a writer whose fetch_or finds its key's bits unset knows that no node
+//     of the key is reachable from that head (the node's own fetch_or would
+//     have come first), and scans nothing there; a node linked meanwhile is
+//     at the head, and a failed CAS makes the writer scan the nodes above
+//     the head it saw.
+//  5. A reader to which an insert happened before (it returned before the
+//     read began) sees the insert's bits: a filter that lacks a key's bits
+//     proves the key absent, and the reader reads no node.
+// Cost: an insert of a new key, one cache line (plus a chain walk where the
+// filter cannot tell: about 1 in 250 with one other key in the bucket, 1 in
+// 30 with three); of a new version, the nodes before its group. A lookup
+// walks the groups before its key's (the chain's newer keys); of an absent
+// key, one cache line but for the same false positives.
 #pragma once
 
 #include <sys/mman.h>
@@ -46,7 +59,9 @@
 #include <string>
 #include <string_view>
 
+#include "format/coding.h"
 #include "format/key_order.h"
+#include "memrep/entry.h"
 #include "memrep/rep.h"
 #include "memrep/status.h"
 #include "sorted_hash/node.h"
@@ -109,7 +124,9 @@ class HashIndex {
     const std::string_view user_key = format::RowUserKey(node->row(), &tag);
     return Link(order, node, ref, user_key, tag, hash);
   }
-  // The first node of `user_key`'s chain whose entry is >= internal_key.
+  // The newest version of internal_key's user key whose sequence is at most
+  // internal_key's (the first node of the key's group at or after it in
+  // internal-key order), or nullptr.
   const Node* Find(const format::KeyOrder& order, std::string_view internal_key) const {
     return Find(order, internal_key, HashOf(internal_key));
   }
@@ -117,20 +134,38 @@ class HashIndex {
   const Node* Find(const format::KeyOrder& order, std::string_view internal_key,
                    uint64_t hash) const {
     const Bucket& bucket = BucketOf(hash);
-    // relaxed: invariant 4 (the bits are set before the node is linked).
+    // relaxed: invariant 5 needs no more (the bits carry no data; the head's
+    // acquire load below orders the nodes).
     const uint32_t bits = FilterBits(hash);
     if ((bucket.filter.load(std::memory_order_relaxed) & bits) != bits) return nullptr;
+    const std::string_view user_key = internal_key.substr(0, internal_key.size() - 8);
+    const uint64_t seq = TagSequence(format::DecodeFixed64(internal_key.data() + user_key.size()));
     const Node* node = NodeAt(region_, bucket.head.load(std::memory_order_acquire));
-    while (node != nullptr && order.CompareRowToKey(node->row(), internal_key) < 0) {
+    uint64_t tag = 0;
+    while (node != nullptr && !SameKey(order, format::RowUserKey(node->row(), &tag), user_key)) {
       node = Next(node);
     }
+    // In the group: skip the versions newer than the lookup's sequence.
+    while (node != nullptr && TagSequence(tag) > seq) {
+      node = NextVersion(order, node, user_key, &tag);
+    }
     return node;
+  }
+  // The next older version of `user_key` after `node` (one of its versions),
+  // or nullptr at the group's end. *tag: the version's tag.
+  const Node* NextVersion(const format::KeyOrder& order, const Node* node,
+                          std::string_view user_key, uint64_t* tag) const {
+    const Node* next = Next(node);
+    if (next == nullptr || !SameKey(order, format::RowUserKey(next->row(), tag), user_key)) {
+      return nullptr;
+    }
+    return next;
   }
 
   // For a batch of lookups (MultiGet), which overlaps their cache misses:
   // the hash of an internal key's user key; a prefetch of its bucket; once
-  // that has arrived, a prefetch of the chain's first node. Prefetches only
-  // read (a bucket's load is the acquire Find would make) and never fault.
+  // that has arrived, a prefetch of the chain's first node where the filter
+  // does not rule the key out. Prefetches only read and never fault.
   static uint64_t HashOf(std::string_view internal_key) {
     return util::Hash(internal_key.substr(0, internal_key.size() - 8));
   }
@@ -143,47 +178,117 @@ class HashIndex {
     if (node != nullptr) __builtin_prefetch(node);
   }
 
+ private:
   const Node* Next(const Node* node) const {
     return NodeAt(region_, node->bucket_next.load(std::memory_order_acquire));
   }
+  // User-key equality: bytes for memrep's own orders; the comparator for a
+  // custom one (whose equal keys hash alike: the rep hashes bytes, so it
+  // requires a comparator under which only equal bytes compare equal).
+  static bool SameKey(const format::KeyOrder& order, std::string_view a, std::string_view b) {
+    return order.kind() == format::KeyOrder::Kind::kCustom ? order.CompareUserKeys(a, b) == 0
+                                                           : a == b;
+  }
+  // The first node of user_key's group among the nodes from `from` down to
+  // `stop` (exclusive), and the node before it (nullptr: none); nullptr if
+  // the key has no node there.
+  Node* FindGroup(const format::KeyOrder& order, RowRef from, RowRef stop,
+                  std::string_view user_key, Node** before) const {
+    Node* prev = nullptr;
+    for (RowRef r = from; r != stop && r != 0;) {
+      Node* n = NodeAt(region_, r);
+      uint64_t tag;
+      if (SameKey(order, format::RowUserKey(n->row(), &tag), user_key)) {
+        *before = prev;
+        return n;
+      }
+      prev = n;
+      r = n->bucket_next.load(std::memory_order_acquire);  // invariant 3
+    }
+    return nullptr;
+  }
 
- private:
   // Insert's work, with the node's user key, tag and hash already known.
   bool Link(const format::KeyOrder& order, Node* node, RowRef ref, std::string_view user_key,
             uint64_t tag, uint64_t hash) {
     Bucket& bucket = BucketOf(hash);
-    // relaxed: invariant 4 (the CAS below orders it before the link; a
-    // bucket whose bits are set already, most often by this key's older
-    // versions, is not written).
     const uint32_t bits = FilterBits(hash);
-    if ((bucket.filter.load(std::memory_order_relaxed) & bits) != bits) {
-      bucket.filter.fetch_or(bits, std::memory_order_relaxed);
+    // acquire: pairs with the release CAS that published the head.
+    RowRef head = bucket.head.load(std::memory_order_acquire);
+    // Invariant 4: the head first, then the bits (a bucket whose bits are
+    // set already, most often by this key's older versions, is not written).
+    // acq_rel: orders the load above before it and the scan and CAS below
+    // after it, and makes a node's fetch_or happen before any writer that
+    // later finds its bits.
+    uint32_t before_bits = bucket.filter.load(std::memory_order_acquire);
+    if ((before_bits & bits) != bits) {
+      before_bits = bucket.filter.fetch_or(bits, std::memory_order_acq_rel);
     }
-    Node* prev = nullptr;
+    // The nodes from `head` down to `stop` may hold the key: all of them,
+    // unless the bits were unset (then none).
+    RowRef stop = (before_bits & bits) == bits ? 0 : head;
     for (;;) {
-      // acquire: pairs with the release CAS that published `next`.
-      RowRef next = prev == nullptr ? bucket.head.load(std::memory_order_acquire)
-                                    : prev->bucket_next.load(std::memory_order_acquire);
-      while (next != 0) {
-        Node* next_node = NodeAt(region_, next);
-        uint64_t next_tag;
-        const std::string_view next_key = format::RowUserKey(next_node->row(), &next_tag);
-        const int c = order.Compare(next_key, next_tag, user_key, tag);
-        if (c == 0) return false;
-        if (c > 0) break;
-        prev = next_node;
-        next = prev->bucket_next.load(std::memory_order_acquire);
+      Node* prev = nullptr;
+      Node* group = FindGroup(order, head, stop, user_key, &prev);
+      if (group == nullptr) {
+        // A new group, at the head.
+        // relaxed: node is not yet visible; the CAS below releases it.
+        node->bucket_next.store(head, std::memory_order_relaxed);
+        // release: publishes the node's entry and bucket_next (invariant 3).
+        RowRef seen = head;
+        if (bucket.head.compare_exchange_strong(seen, ref, std::memory_order_release,
+                                                std::memory_order_acquire)) {
+          return true;
+        }
+        // Nodes were linked at the head meanwhile: look at them (invariant 4).
+        stop = head;
+        head = seen;
+        continue;
+      }
+      return LinkVersion(order, bucket, node, ref, tag, prev, group);
+    }
+  }
+
+  // Links `node` into the group starting at `group`, whose predecessor is
+  // `prev` (nullptr: the group starts at the head), in sequence order;
+  // false, linking nothing, if the group has a version of its sequence.
+  bool LinkVersion(const format::KeyOrder& order, Bucket& bucket, Node* node, RowRef ref,
+                   uint64_t tag, Node* prev, Node* group) {
+    const uint64_t seq = TagSequence(tag);
+    uint64_t group_tag;
+    const std::string_view user_key = format::RowUserKey(group->row(), &group_tag);
+    std::atomic<RowRef>* link = prev == nullptr ? &bucket.head : &prev->bucket_next;
+    // Whether `link` is a version's of the key (else it precedes the group).
+    bool in_group = false;
+    // acquire: pairs with the release CAS that published `next`.
+    RowRef next = link->load(std::memory_order_acquire);
+    for (;;) {
+      for (Node* n = NodeAt(region_, next); n != nullptr; n = NodeAt(region_, next)) {
+        uint64_t n_tag;
+        const bool same = SameKey(order, format::RowUserKey(n->row(), &n_tag), user_key);
+        if (same) {
+          const uint64_t n_seq = TagSequence(n_tag);
+          if (n_seq == seq) return false;
+          if (n_seq < seq) break;
+        } else if (in_group) {
+          break;  // past the group's oldest version
+        }
+        // A newer version; or, before the group, a new group at the head or
+        // a version of the preceding key linked after prev (invariant 2):
+        // step over it.
+        link = &n->bucket_next;
+        in_group = same;
+        next = link->load(std::memory_order_acquire);
       }
       // relaxed: node is not yet visible; the CAS below releases it.
       node->bucket_next.store(next, std::memory_order_relaxed);
-      // release: publishes the node's entry and bucket_next to readers.
-      // On failure a node was linked after prev (invariant 1): rescan from prev.
-      bool linked = prev == nullptr
-                        ? bucket.head.compare_exchange_strong(next, ref, std::memory_order_release,
-                                                              std::memory_order_relaxed)
-                        : prev->bucket_next.compare_exchange_strong(
-                              next, ref, std::memory_order_release, std::memory_order_relaxed);
-      if (linked) return true;
+      // release: publishes the node (invariant 3). On failure a node was
+      // linked after the same link, and `next` is it: look again from there
+      // (invariant 1).
+      if (link->compare_exchange_strong(next, ref, std::memory_order_release,
+                                        std::memory_order_acquire)) {
+        return true;
+      }
     }
   }
 

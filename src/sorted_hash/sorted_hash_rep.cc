@@ -70,8 +70,11 @@ bool SortedHashRep::InsertRow(KeyHandle handle, bool exclusive) {
 }
 
 void SortedHashRep::GetRows(std::string_view internal_key, void* arg, RowCallback callback) const {
+  // The key's versions alone: the chain's other keys are in no order.
+  const std::string_view user_key = internal_key.substr(0, internal_key.size() - 8);
+  uint64_t tag;
   for (const Node* node = index_.Find(order_, internal_key); node != nullptr;
-       node = index_.Next(node)) {
+       node = index_.NextVersion(order_, node, user_key, &tag)) {
     if (!callback(arg, node->row())) return;
   }
 }
@@ -94,8 +97,10 @@ void SortedHashRep::MultiGet(std::span<const std::string_view> internal_keys, vo
       index_.PrefetchBucket(hashes[i % kAhead]);
     }
     if (i + kAhead / 2 < n) index_.PrefetchHead(hashes[(i + kAhead / 2) % kAhead]);
+    const std::string_view user_key = internal_keys[i].substr(0, internal_keys[i].size() - 8);
+    uint64_t tag;
     for (const Node* node = index_.Find(order_, internal_keys[i], hash); node != nullptr;
-         node = index_.Next(node)) {
+         node = index_.NextVersion(order_, node, user_key, &tag)) {
       if (!callback(arg, i, DecodeRow(node->row()))) break;
     }
   }
