@@ -278,21 +278,36 @@ RunSet SetOfSizes(const std::vector<size_t>& sizes, const MemoryCounter& memory)
   return set;
 }
 
-TEST_F(SortedRunTest, PickMergeJoinsTheSmallestRunsWithinTheRatio) {
-  size_t a = 99, b = 99;
-  // 100 and 400 are within kMergeRatio; 1000 is more than 4x 100 but within 4x of 400.
-  RunSet set = SetOfSizes({1000, 100, 400}, memory_);
-  ASSERT_TRUE(PickMerge(set, 8, false, &a, &b));
-  EXPECT_EQ(std::minmax(a, b), std::minmax(size_t{1}, size_t{2}));
-  // Each run more than kMergeRatio times the next: in shape, unless all are wanted.
-  set =
-      SetOfSizes({100, 100 * kMergeRatio + 1, (100 * kMergeRatio + 1) * kMergeRatio + 1}, memory_);
-  EXPECT_FALSE(PickMerge(set, 8, false, &a, &b));
-  ASSERT_TRUE(PickMerge(set, 8, true, &a, &b));
-  EXPECT_EQ(std::minmax(a, b), std::minmax(size_t{0}, size_t{1})) << "the two smallest";
-  // Too many runs: the two smallest are merged even though no two are close.
-  EXPECT_TRUE(PickMerge(set, 2, false, &a, &b));
-  EXPECT_FALSE(PickMerge(SetOfSizes({5}, memory_), 1, true, &a, &b)) << "one run: nothing to merge";
+TEST_F(SortedRunTest, PickMergeJoinsTheSmallestTierOfRunsWithinTheRatio) {
+  std::vector<size_t> picks;
+  auto sorted = [&] {
+    std::vector<size_t> p = picks;
+    std::sort(p.begin(), p.end());
+    return p;
+  };
+  // 100, 150, 300 and 400 are within kMergeRatio of 100: a tier of four.
+  // 2000 is more than 4x 100.
+  RunSet set = SetOfSizes({2000, 300, 100, 400, 150}, memory_);
+  ASSERT_TRUE(PickMerge(set, 8, false, &picks));
+  EXPECT_EQ(sorted(), (std::vector<size_t>{1, 2, 3, 4}));
+  // Three runs within the ratio are not yet a tier: in shape.
+  set = SetOfSizes({100, 150, 300, 5000}, memory_);
+  EXPECT_FALSE(PickMerge(set, 8, false, &picks));
+  // The smallest tier wins; a tier may start above the smallest run.
+  set = SetOfSizes({10, 1000, 1100, 1200, 1300, 50000, 60000, 70000, 80000}, memory_);
+  ASSERT_TRUE(PickMerge(set, 16, false, &picks));
+  EXPECT_EQ(sorted(), (std::vector<size_t>{1, 2, 3, 4}));
+  // Every run, in one merge, when all are wanted.
+  set = SetOfSizes({100, 1000, 10000}, memory_);
+  ASSERT_TRUE(PickMerge(set, 8, true, &picks));
+  EXPECT_EQ(sorted(), (std::vector<size_t>{0, 1, 2}));
+  // Too many runs: the smallest, as many as bring the count to max_runs.
+  set = SetOfSizes({100000, 10, 100, 1000, 10000}, memory_);
+  ASSERT_TRUE(PickMerge(set, 2, false, &picks));
+  EXPECT_EQ(sorted(), (std::vector<size_t>{1, 2, 3, 4}));
+  ASSERT_TRUE(PickMerge(set, 4, false, &picks));
+  EXPECT_EQ(sorted(), (std::vector<size_t>{1, 2})) << "at least two";
+  EXPECT_FALSE(PickMerge(SetOfSizes({5}, memory_), 1, true, &picks)) << "one run: nothing to merge";
 }
 
 }  // namespace

@@ -296,22 +296,25 @@ bool RunIndex::CutAndMerge(bool idle) {
     }
   }
   std::shared_ptr<const RunSet> set = runs_.Current();
-  size_t a, b;
+  std::vector<size_t> picks;
   // Idle merging (everything into one run) stops as soon as a push arrives:
   // otherwise the runs that iterators seal meanwhile would each be merged
   // into the biggest run, one full copy of it per cut.
   const uint64_t count = Count();
   while (!task_.cancelled() && (!yielding || set->runs.size() > options_.max_runs) &&
-         PickMerge(*set, options_.max_runs, idle && Count() == count, &a, &b)) {
-    const SortedRun* run_a = set->runs[a].get();
-    const SortedRun* run_b = set->runs[b].get();
-    auto merged = SortedRun::Merge(order_, *run_a, *run_b, run_memory_, LayoutFor(idle),
-                                   task_.cancel_flag());
+         PickMerge(*set, options_.max_runs, idle && Count() == count, &picks)) {
+    std::vector<const SortedRun*> inputs;
+    for (size_t i : picks) inputs.push_back(set->runs[i].get());
+    auto merged = inputs.size() == 2
+                      ? SortedRun::Merge(order_, *inputs[0], *inputs[1], run_memory_,
+                                         LayoutFor(idle), task_.cancel_flag())
+                      : SortedRun::MergeAll(order_, inputs, run_memory_, LayoutFor(idle),
+                                            task_.cancel_flag());
     if (merged == nullptr) {  // cancelled: the index is closing
       merges_cancelled_.fetch_add(1, std::memory_order_relaxed);
       return false;
     }
-    runs_.PublishMerge(run_a, run_b, std::move(merged));
+    runs_.PublishMerge(inputs, std::move(merged));
     NoteSet();
     set = runs_.Current();
   }

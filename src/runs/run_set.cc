@@ -22,14 +22,14 @@ std::shared_ptr<const RunSet> RunSetHolder::PublishCut(const std::shared_ptr<con
   return next;
 }
 
-void RunSetHolder::PublishMerge(const SortedRun* a, const SortedRun* b,
+void RunSetHolder::PublishMerge(const std::vector<const SortedRun*>& inputs,
                                 std::shared_ptr<const SortedRun> merged) {
   concurrency::MutexLock lock(&mu_);
   auto next = std::make_shared<RunSet>();
-  next->runs.reserve(current_->runs.size() - 1);
+  next->runs.reserve(current_->runs.size() + 1 - inputs.size());
   next->bytes = merged->bytes();
   for (const auto& run : current_->runs) {
-    if (run.get() != a && run.get() != b) {
+    if (std::find(inputs.begin(), inputs.end(), run.get()) == inputs.end()) {
       next->runs.push_back(run);
       next->bytes += run->bytes();
     }
@@ -42,28 +42,29 @@ void RunSetHolder::PublishMerge(const SortedRun* a, const SortedRun* b,
   current_ = std::move(next);
 }
 
-bool PickMerge(const RunSet& set, uint32_t max_runs, bool all, size_t* a, size_t* b) {
+bool PickMerge(const RunSet& set, uint32_t max_runs, bool all, std::vector<size_t>* picks) {
   const size_t n = set.runs.size();
+  picks->clear();
   if (n < 2) return false;
   std::vector<size_t> order(n);
   std::iota(order.begin(), order.end(), 0);
   std::sort(order.begin(), order.end(),
             [&](size_t x, size_t y) { return set.runs[x]->size() < set.runs[y]->size(); });
-  // The smallest pair of neighbours in size within kMergeRatio: merging
-  // small, similar runs first keeps the work per entry logarithmic. A ratio
-  // of 4 rather than 2 leaves fewer runs for a seek to search (about 3
-  // instead of 4 while 600K entries join a 1M-entry run in cuts of 4096) for
-  // about the same copying (9.4 against 10 copies per entry).
-  for (size_t i = 0; i + 1 < n; ++i) {
-    if (set.runs[order[i + 1]]->size() <= kMergeRatio * set.runs[order[i]]->size()) {
-      *a = order[i];
-      *b = order[i + 1];
-      return true;
+  auto pick = [&](size_t from, size_t count) {
+    picks->assign(order.begin() + static_cast<ptrdiff_t>(from),
+                  order.begin() + static_cast<ptrdiff_t>(from + count));
+    return true;
+  };
+  if (all) return pick(0, n);
+  // The smallest tier: kMergeFanIn runs, neighbours in size, the biggest
+  // within kMergeRatio of the smallest.
+  for (size_t i = 0; i + kMergeFanIn <= n; ++i) {
+    if (set.runs[order[i + kMergeFanIn - 1]]->size() <= kMergeRatio * set.runs[order[i]]->size()) {
+      return pick(i, kMergeFanIn);
     }
   }
-  *a = order[0];
-  *b = order[1];
-  return all || n > max_runs;
+  if (n > max_runs) return pick(0, std::max<size_t>(2, n - max_runs + 1));
+  return false;
 }
 
 }  // namespace memrep::runs

@@ -122,6 +122,8 @@ std::shared_ptr<const SortedRun> SortedRun::MergeAll(const format::KeyOrder& ord
   }
   if (heads.empty()) return nullptr;
   Parts out(heads[0].run->region_, n, KeepsPrefixes(layout, n));
+  // As Merge: rows of runs that keep no prefixes are fetched a few ahead.
+  constexpr size_t kAhead = 8;
   size_t next_check = kCancelCheck;
   for (size_t added = 1; !heads.empty(); ++added) {
     size_t best = 0;
@@ -136,6 +138,9 @@ std::shared_ptr<const SortedRun> SortedRun::MergeAll(const format::KeyOrder& ord
     Head& head = heads[best];
     out.Add(head.run->refs_[head.pos], head.prefix);
     if (++head.pos < head.run->size()) {
+      if (head.run->prefixes_.empty() && head.pos + kAhead < head.run->size()) {
+        __builtin_prefetch(head.run->row(head.pos + kAhead));
+      }
       head.prefix = head.run->PrefixAt(order, head.pos);
     } else {
       heads.erase(heads.begin() + static_cast<ptrdiff_t>(best));
