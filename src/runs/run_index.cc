@@ -120,21 +120,24 @@ RunIndex::Tail RunIndex::BuildTail(const RunSet& set, const std::atomic<bool>* c
 std::shared_ptr<const SortedRun> RunIndex::SortMany(std::vector<RowRef> refs,
                                                     const std::atomic<bool>* cancel) const {
   // Pieces of seal_threshold rows, each sorted as slots (24 bytes a row, for
-  // one piece per thread at a time) into a fenced run (6 bytes a row); then
-  // pairs merged level by level, each merge's inputs freed as it ends. So
-  // the runs of the sort never hold more than 12 bytes a row (scratch that
-  // ChargedBytes does not count: the run that results is), and pieces and
-  // merges run in parallel on idle pool threads.
+  // one piece per thread at a time) into a run; then merged, in one pass
+  // (up to kOnePassPieces pieces) or pairs level by level, each merge's
+  // inputs freed as it ends; pieces and merges run in parallel on idle pool
+  // threads. Up to kPrefixedSortMax rows, the pieces and the levels keep
+  // every prefix (12 bytes a row), so the merges compare prefixes and read
+  // no row while prefixes differ (a row read is a cache miss: a background
+  // cut of many rows, when the strand falls behind fast writers, is mostly
+  // these); beyond, they keep fences (6 bytes a row), so that sorting a
+  // frozen memtable's millions of unsorted rows at once takes little more
+  // memory than its result. Either way this is scratch, not charged: the
+  // run that results is.
   const size_t piece = std::max<size_t>(options_.seal_threshold, 1);
   const size_t pieces = (refs.size() + piece - 1) / piece;
-  const SortedRun::Layout fenced = SortedRun::Layout::kFenced;
-  // Where the rows are at most a third of the index, pieces may keep their
-  // prefixes (12 bytes a row) and be merged in one pass that reads no row
-  // while prefixes differ: with the output and the runs already there, that
-  // is still within 12 bytes a row of the whole index.
-  const bool one_pass = pieces > 1 && pieces <= kOnePassPieces && 3 * refs.size() <= Count();
-  const SortedRun::Layout piece_layout =
-      pieces == 1 ? options_.run_layout : (one_pass ? SortedRun::Layout::kWithPrefixes : fenced);
+  const SortedRun::Layout between = refs.size() <= kPrefixedSortMax
+                                        ? SortedRun::Layout::kWithPrefixes
+                                        : SortedRun::Layout::kFenced;
+  const bool one_pass = pieces > 1 && pieces <= kOnePassPieces;
+  const SortedRun::Layout piece_layout = pieces == 1 ? options_.run_layout : between;
   std::vector<std::shared_ptr<const SortedRun>> runs(pieces);
   const bool sorted = pool_.ParallelFor(
       pieces, 1,
@@ -166,7 +169,7 @@ std::shared_ptr<const SortedRun> RunIndex::SortMany(std::vector<RowRef> refs,
         [&](size_t begin, size_t end) {
           for (size_t i = begin; i < end; ++i) {
             merged[i] = SortedRun::Merge(order_, *runs[2 * i], *runs[2 * i + 1], run_memory_,
-                                         last ? options_.run_layout : fenced, cancel);
+                                         last ? options_.run_layout : between, cancel);
             runs[2 * i].reset();
             runs[2 * i + 1].reset();
           }

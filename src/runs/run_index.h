@@ -214,6 +214,8 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
                                             const std::atomic<bool>* cancel) const;
   // Pieces merged in one pass at most (each output row compares the heads).
   static constexpr size_t kOnePassPieces = 16;
+  // Rows SortMany sorts with every prefix kept between its steps.
+  static constexpr size_t kPrefixedSortMax = size_t{1} << 20;
   // The tail, and `more` rows pushed after it, as one run (the runs' layout).
   // layout: of the run made (a reader's seal: the runs' layout).
   std::shared_ptr<const SortedRun> Seal(const Tail& tail, const SortedRun* more,
