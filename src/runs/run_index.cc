@@ -120,8 +120,8 @@ RunIndex::Tail RunIndex::BuildTail(const RunSet& set, const std::atomic<bool>* c
 std::shared_ptr<const SortedRun> RunIndex::SortMany(std::vector<RowRef> refs,
                                                     const std::atomic<bool>* cancel) const {
   // Pieces of seal_threshold rows, each sorted as slots (24 bytes a row, for
-  // one piece per thread at a time) into a run; then merged, in one pass
-  // (up to kOnePassPieces pieces) or pairs level by level, each merge's
+  // one piece per thread at a time) into a run; then merged, up to
+  // kOnePassPieces at a time in one pass, level by level, each merge's
   // inputs freed as it ends; pieces and merges run in parallel on idle pool
   // threads. Up to kPrefixedSortMax rows, the pieces and the levels keep
   // every prefix (12 bytes a row), so the merges compare prefixes and read
@@ -136,7 +136,6 @@ std::shared_ptr<const SortedRun> RunIndex::SortMany(std::vector<RowRef> refs,
   const SortedRun::Layout between = refs.size() <= kPrefixedSortMax
                                         ? SortedRun::Layout::kWithPrefixes
                                         : SortedRun::Layout::kFenced;
-  const bool one_pass = pieces > 1 && pieces <= kOnePassPieces;
   const SortedRun::Layout piece_layout = pieces == 1 ? options_.run_layout : between;
   std::vector<std::shared_ptr<const SortedRun>> runs(pieces);
   const bool sorted = pool_.ParallelFor(
@@ -155,23 +154,26 @@ std::shared_ptr<const SortedRun> RunIndex::SortMany(std::vector<RowRef> refs,
       cancel);
   if (!sorted) return nullptr;
   refs = std::vector<RowRef>();  // the merges may use its room
-  if (one_pass) {
-    std::vector<const SortedRun*> parts;
-    for (const auto& run : runs) parts.push_back(run.get());
-    return SortedRun::MergeAll(order_, parts, run_memory_, options_.run_layout, cancel);
-  }
+  // Levels of merges of up to kOnePassPieces runs each.
   while (runs.size() > 1) {
-    const bool last = runs.size() == 2;
-    std::vector<std::shared_ptr<const SortedRun>> merged((runs.size() + 1) / 2);
-    if (runs.size() % 2 == 1) merged.back() = runs.back();
+    const bool last = runs.size() <= kOnePassPieces;
+    const size_t groups = (runs.size() + kOnePassPieces - 1) / kOnePassPieces;
+    std::vector<std::shared_ptr<const SortedRun>> merged(groups);
     const bool done = pool_.ParallelFor(
-        runs.size() / 2, 1,
+        groups, 1,
         [&](size_t begin, size_t end) {
-          for (size_t i = begin; i < end; ++i) {
-            merged[i] = SortedRun::Merge(order_, *runs[2 * i], *runs[2 * i + 1], run_memory_,
-                                         last ? options_.run_layout : between, cancel);
-            runs[2 * i].reset();
-            runs[2 * i + 1].reset();
+          for (size_t g = begin; g < end; ++g) {
+            const size_t from = g * kOnePassPieces;
+            const size_t to = std::min(runs.size(), from + kOnePassPieces);
+            if (to - from == 1) {
+              merged[g] = runs[from];
+              continue;
+            }
+            std::vector<const SortedRun*> parts;
+            for (size_t i = from; i < to; ++i) parts.push_back(runs[i].get());
+            merged[g] = SortedRun::MergeAll(order_, parts, run_memory_,
+                                            last ? options_.run_layout : between, cancel);
+            for (size_t i = from; i < to; ++i) runs[i].reset();
           }
         },
         cancel);

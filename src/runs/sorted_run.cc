@@ -1,14 +1,62 @@
 #include "runs/sorted_run.h"
 
 #include <algorithm>
+#include <array>
 
 #include "concurrency/thread_slot.h"
 
 namespace memrep::runs {
 
+namespace {
+
+// Below this many slots a comparison sort beats the counting passes.
+constexpr size_t kRadixMin = 256;
+
+// Sorts v[0, n) by prefix, least significant byte first; each pass is
+// stable, so after the last (most significant) one the slots are in prefix
+// order. A byte every prefix shares is skipped. `buffer` has room for n.
+void RadixByPrefix(RunSlot* v, RunSlot* buffer, size_t n) {
+  RunSlot* from = v;
+  RunSlot* to = buffer;
+  for (int shift = 0; shift < 64; shift += 8) {
+    std::array<size_t, 256> count{};
+    for (size_t i = 0; i < n; ++i) ++count[(from[i].prefix >> shift) & 0xff];
+    if (count[(from[0].prefix >> shift) & 0xff] == n) continue;
+    size_t sum = 0;
+    for (size_t& c : count) {
+      const size_t here = c;
+      c = sum;
+      sum += here;
+    }
+    for (size_t i = 0; i < n; ++i) to[count[(from[i].prefix >> shift) & 0xff]++] = from[i];
+    std::swap(from, to);
+  }
+  if (from != v) std::copy(from, from + n, v);
+}
+
+}  // namespace
+
 void SortSlots(const format::KeyOrder& order, std::vector<RunSlot>* slots) {
-  std::sort(slots->begin(), slots->end(),
-            [&order](const RunSlot& a, const RunSlot& b) { return CompareSlots(order, a, b) < 0; });
+  auto less = [&order](const RunSlot& a, const RunSlot& b) { return CompareSlots(order, a, b) < 0; };
+  const size_t n = slots->size();
+  if (n < kRadixMin) {
+    std::sort(slots->begin(), slots->end(), less);
+    return;
+  }
+  // Prefixes first, by radix (a sort of background cuts that compares
+  // prefixes costs a mispredicted branch per comparison), then each run of
+  // equal prefixes by comparing rows (all of them under a custom order,
+  // whose prefixes are all zero).
+  thread_local std::vector<RunSlot> buffer;
+  buffer.resize(n);
+  RunSlot* v = slots->data();
+  RadixByPrefix(v, buffer.data(), n);
+  for (size_t i = 0; i < n;) {
+    size_t j = i + 1;
+    while (j < n && v[j].prefix == v[i].prefix) ++j;
+    if (j - i > 1) std::sort(v + i, v + j, less);
+    i = j;
+  }
 }
 
 SortedRun::Parts::Parts(const RowRegion* row_region, size_t n, bool keep_prefixes)
