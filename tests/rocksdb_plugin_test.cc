@@ -221,21 +221,26 @@ TEST_F(PluginDbTest, AWriteBufferManagerCountsTheEntries) {
 }
 
 TEST_F(PluginDbTest, HashIndexIsSizedFromTheWriteBufferAndCharged) {
-  // One 4-byte bucket per 256 bytes of write buffer, reported to RocksDB as
-  // memtable memory, so it counts toward the flush trigger.
+  // One 8-byte bucket per 384 bytes of write buffer, taken from the memtable's
+  // arena: RocksDB counts it toward the flush trigger, and so does a
+  // WriteBufferManager, from the moment the memtable exists.
   for (uint64_t mib : {16, 128}) {
+    auto manager = std::make_shared<rdb::WriteBufferManager>(size_t{1} << 34);
     rdb::Options options;
     options.create_if_missing = true;
     options.write_buffer_size = mib << 20;
+    options.write_buffer_manager = manager;
     options.memtable_factory = SortedHash();
     rdb::DB* raw;
     ASSERT_TRUE(rdb::DB::Open(options, path_, &raw).ok());
     std::unique_ptr<rdb::DB> db(raw);
     uint64_t size = 0;
     ASSERT_TRUE(db->GetIntProperty("rocksdb.cur-size-active-mem-table", &size));
-    const uint64_t bucket_bytes = (mib << 20) / 256 * 4;
+    const uint64_t bucket_bytes = (mib << 20) / 384 * 8;
     EXPECT_GE(size, bucket_bytes) << mib << " MiB";
     EXPECT_LT(size, bucket_bytes + (4 << 20)) << mib << " MiB";
+    EXPECT_GE(manager->memory_usage(), bucket_bytes) << mib << " MiB";
+    EXPECT_GE(manager->mutable_memtable_memory_usage(), bucket_bytes) << mib << " MiB";
     db.reset();
     std::filesystem::remove_all(path_);
   }

@@ -237,9 +237,8 @@ RunIndex::View RunIndex::CutView(std::shared_ptr<const RunSet> set) {
   view.set = std::move(set);
   view.tail = BuildTail(*view.set, nullptr);
   if (view.tail.size() >= options_.seal_threshold) {
-    if (auto published =
-            runs_.PublishCut(view.set, Seal(view.tail, nullptr, options_.run_layout),
-                             view.tail.heads)) {
+    if (auto published = runs_.PublishCut(view.set, Seal(view.tail, nullptr, options_.run_layout),
+                                          view.tail.heads)) {
       const WriteList::Heads heads = view.tail.heads;
       view.set = std::move(published);
       view.tail = Tail{};
@@ -310,11 +309,10 @@ bool RunIndex::CutAndMerge(bool idle) {
          PickMerge(*set, options_.max_runs, idle && Count() == count, &picks)) {
     std::vector<const SortedRun*> inputs;
     for (size_t i : picks) inputs.push_back(set->runs[i].get());
-    auto merged = inputs.size() == 2
-                      ? SortedRun::Merge(order_, *inputs[0], *inputs[1], run_memory_,
-                                         LayoutFor(idle), task_.cancel_flag())
-                      : SortedRun::MergeAll(order_, inputs, run_memory_, LayoutFor(idle),
-                                            task_.cancel_flag());
+    auto merged = inputs.size() == 2 ? SortedRun::Merge(order_, *inputs[0], *inputs[1], run_memory_,
+                                                        LayoutFor(idle), task_.cancel_flag())
+                                     : SortedRun::MergeAll(order_, inputs, run_memory_,
+                                                           LayoutFor(idle), task_.cancel_flag());
     if (merged == nullptr) {  // cancelled: the index is closing
       merges_cancelled_.fetch_add(1, std::memory_order_relaxed);
       return false;

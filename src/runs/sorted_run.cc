@@ -37,7 +37,9 @@ void RadixByPrefix(RunSlot* v, RunSlot* buffer, size_t n) {
 }  // namespace
 
 void SortSlots(const format::KeyOrder& order, std::vector<RunSlot>* slots) {
-  auto less = [&order](const RunSlot& a, const RunSlot& b) { return CompareSlots(order, a, b) < 0; };
+  auto less = [&order](const RunSlot& a, const RunSlot& b) {
+    return CompareSlots(order, a, b) < 0;
+  };
   const size_t n = slots->size();
   if (n < kRadixMin) {
     std::sort(slots->begin(), slots->end(), less);

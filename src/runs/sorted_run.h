@@ -13,9 +13,9 @@
 // compares full keys in those blocks only: their rows are fetched together
 // (one wait for memory), then three or four are compared, instead of one
 // miss per probe. A stride of 8 rather than 4 saves a byte per entry, and
-// seeks measured no slower (the block's rows arrive in parallel). Keys that share their first 8 bytes widen the range, down
-// to a plain binary search (and so does a custom comparator, whose fences are
-// 0).
+// seeks measured no slower (the block's rows arrive in parallel). Keys that share their first 8
+// bytes widen the range, down to a plain binary search (and so does a custom comparator, whose
+// fences are 0).
 //
 // A small run can instead keep every entry's prefix (12 bytes per entry):
 // the unsorted tail that readers sort and share is kept that way, so that

@@ -290,9 +290,7 @@ class HashIndex {
 
   // A key's bucket: the low 32 bits of its hash scaled to the count (so
   // any count spreads keys evenly).
-  Bucket& BucketOf(uint64_t hash) const {
-    return buckets_[((hash & 0xffffffffu) * count_) >> 32];
-  }
+  Bucket& BucketOf(uint64_t hash) const { return buckets_[((hash & 0xffffffffu) * count_) >> 32]; }
   // A key's two filter bits, from hash bits BucketOf does not use.
   static uint32_t FilterBits(uint64_t hash) {
     return (uint32_t{1} << ((hash >> 32) & 31)) | (uint32_t{1} << ((hash >> 40) & 31));
