@@ -14,6 +14,12 @@
 #include "sorted_hash/sorted_hash_rep.h"
 #include "test_util.h"
 
+// GCC sees the replacement's free() of memory that its new came from, and
+// warns that they do not match: here they do (both are malloc's).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
+
 namespace {
 
 thread_local bool counting = false;
@@ -118,9 +124,11 @@ TEST(AllocationFree, SortedHashInsertsAndPointReadsTakeNoHeapMemory) {
   // The counter counts: a heap allocation under it is seen.
   {
     Counting counter;
-    auto* p = new int(1);
-    delete p;
-    EXPECT_EQ(counter.count(), 1u);
+    // volatile: the compiler may not drop a new/delete pair it can see.
+    static std::string* volatile sink;
+    sink = new std::string(100, 'x');
+    delete sink;
+    EXPECT_GE(counter.count(), 1u);
   }
 }
 
