@@ -262,6 +262,55 @@ TEST(SortedHash, TheFilterTurnsAwayAbsentKeysAndNeverAPresentOne) {
   }
 }
 
+TEST(SortedHash, ConcurrentVersionsOfFewKeysInFewBucketsStayGroupedAndOrdered) {
+  // Many writers race to start the same keys' groups at the heads of a few
+  // buckets and to link versions into them: every version must be found,
+  // each key's versions together and newest first, and a duplicate refused.
+  memory::Arena arena;
+  SortedHashOptions o;
+  o.bucket_count = 3;
+  auto rep = Make(o, &arena);
+  constexpr int kThreads = 4, kKeys = 60, kRounds = 25;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int round = 0; round < kRounds; ++round) {
+        for (int k = 0; k < kKeys; ++k) {
+          const int key = (k * 7 + t * 13) % kKeys;  // threads start on different keys
+          const SequenceNumber seq = 1 + static_cast<SequenceNumber>(round * kThreads + t);
+          KeyHandle h;
+          char* row;
+          const std::string user_key = NumberKey(key);
+          ASSERT_TRUE(rep->Allocate(RowSize(user_key.size(), 1), &h, &row).ok());
+          EncodeRow(row, EntryView::Of(user_key, seq, ValueType::kValue, "v"));
+          ASSERT_TRUE(rep->InsertConcurrently(h));
+        }
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  for (int key = 0; key < kKeys; ++key) {
+    struct Seen {
+      std::string key;
+      std::vector<SequenceNumber> seqs;
+    } seen{NumberKey(key), {}};
+    rep->GetRows(testing::InternalKey(seen.key, kMaxSequenceNumber), &seen,
+                 [](void* arg, const char* row) {
+                   auto* s = static_cast<Seen*>(arg);
+                   const EntryView e = DecodeRow(row);
+                   EXPECT_EQ(e.user_key, s->key) << "a Get hands out its key's versions alone";
+                   s->seqs.push_back(e.sequence());
+                   return true;
+                 });
+    ASSERT_EQ(seen.seqs.size(), size_t{kThreads * kRounds}) << "key " << key;
+    for (size_t i = 0; i < seen.seqs.size(); ++i) {
+      EXPECT_EQ(seen.seqs[i], SequenceNumber(kThreads * kRounds - i)) << "key " << key;
+    }
+  }
+  KeyHandle h = MakeEntry(rep.get(), NumberKey(5), 7, 1, "again");
+  EXPECT_FALSE(rep->Insert(h)) << "key 5, sequence 7 is there already";
+}
+
 TEST(SortedHash, DestroyingWhileBackgroundWorkIsQueuedIsSafe) {
   for (int round = 0; round < 50; ++round) {
     memory::Arena arena;
