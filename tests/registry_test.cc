@@ -141,8 +141,8 @@ TEST(SortedHashOptions, ValidateAndSpecComeFromTheTable) {
 
 TEST(SortedHashOptions, BucketsAreSizedFromTheWriteBuffer) {
   SortedHashOptions o;
-  EXPECT_EQ(sorted_hash::EffectiveBucketCount(o, uint64_t{64} << 20), (uint64_t{64} << 20) / 384);
-  EXPECT_EQ(sorted_hash::EffectiveBucketCount(o, uint64_t{256} << 20), (uint64_t{256} << 20) / 384);
+  EXPECT_EQ(sorted_hash::EffectiveBucketCount(o, uint64_t{64} << 20), (uint64_t{64} << 20) / 512);
+  EXPECT_EQ(sorted_hash::EffectiveBucketCount(o, uint64_t{256} << 20), (uint64_t{256} << 20) / 512);
   EXPECT_EQ(sorted_hash::EffectiveBucketCount(o, 4096), 16u) << "at least 16";
   o.bucket_count = 1000;
   EXPECT_EQ(sorted_hash::EffectiveBucketCount(o, uint64_t{256} << 20), 1000u)

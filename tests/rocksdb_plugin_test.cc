@@ -221,7 +221,7 @@ TEST_F(PluginDbTest, AWriteBufferManagerCountsTheEntries) {
 }
 
 TEST_F(PluginDbTest, HashIndexIsSizedFromTheWriteBufferAndCharged) {
-  // One 8-byte bucket per 384 bytes of write buffer, taken from the memtable's
+  // One 8-byte bucket per 512 bytes of write buffer, taken from the memtable's
   // arena: RocksDB counts it toward the flush trigger, and so does a
   // WriteBufferManager, from the moment the memtable exists.
   for (uint64_t mib : {16, 128}) {
@@ -236,7 +236,7 @@ TEST_F(PluginDbTest, HashIndexIsSizedFromTheWriteBufferAndCharged) {
     std::unique_ptr<rdb::DB> db(raw);
     uint64_t size = 0;
     ASSERT_TRUE(db->GetIntProperty("rocksdb.cur-size-active-mem-table", &size));
-    const uint64_t bucket_bytes = (mib << 20) / 384 * 8;
+    const uint64_t bucket_bytes = (mib << 20) / 512 * 8;
     EXPECT_GE(size, bucket_bytes) << mib << " MiB";
     EXPECT_LT(size, bucket_bytes + (4 << 20)) << mib << " MiB";
     EXPECT_GE(manager->memory_usage(), bucket_bytes) << mib << " MiB";

@@ -22,10 +22,11 @@ struct MEMREP_EXPORT SortedHashOptions {
   // Hash buckets, 8 bytes each (a chain's head and a filter of its keys),
   // taken from the memtable's arena. 0 (auto): one bucket per
   // kWriteBufferBytesPerBucket bytes of memtable (at least kMinAutoBuckets),
-  // so a full memtable of ~150-byte entries has chains of about 2.5, and the
-  // index costs 1/48 of the write buffer.
+  // so a full memtable of ~150-byte entries has chains of about 3.4 (a key
+  // its bucket's filter has not seen is linked and looked up without
+  // walking them), and the index costs 1/64 of the write buffer.
   uint64_t bucket_count = 0;
-  static constexpr uint64_t kWriteBufferBytesPerBucket = 384;
+  static constexpr uint64_t kWriteBufferBytesPerBucket = 512;
   static constexpr uint64_t kMinAutoBuckets = 16;
 
   // The memtable size this rep is sized for, in bytes. 0 (auto): the size

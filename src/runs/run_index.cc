@@ -127,7 +127,7 @@ std::shared_ptr<const SortedRun> RunIndex::SortMany(std::vector<RowRef> refs,
   // every prefix (12 bytes a row), so the merges compare prefixes and read
   // no row while prefixes differ (a row read is a cache miss: a background
   // cut of many rows, when the strand falls behind fast writers, is mostly
-  // these); beyond, they keep fences (5 bytes a row), so that sorting a
+  // these); beyond, they keep fences (6 bytes a row), so that sorting a
   // frozen memtable's millions of unsorted rows at once takes little more
   // memory than its result. Either way this is scratch, not charged: the
   // run that results is.

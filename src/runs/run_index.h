@@ -167,7 +167,7 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   // scratch that lives for one merge or sort (a merge's output while its
   // inputs still exist, the pieces of a sort, runs only an old view still
   // holds), and the prefixes of a run cut while writes continue from rows
-  // counted as unsorted at the last insert (at most 6 bytes a row for
+  // counted as unsorted at the last insert (at most 5 bytes a row for
   // background_cut rows per writer thread). O(1), lock-free.
   uint64_t ChargedBytes() const;
 

@@ -2,8 +2,8 @@
 // every kFenceStride entries: the 8-byte order-preserving prefix of the key at
 // that position.
 //
-//   refs:    [ r0 ][ r1 ] ... [ r7 ][ r8 ] ...       4 bytes per entry
-//   fences:  [ prefix(e0)     ...    ][ prefix(e8) ] 1 byte per entry
+//   refs:    [ r0 ][ r1 ][ r2 ][ r3 ][ r4 ] ...     4 bytes per entry
+//   fences:  [ prefix(e0)            ][ prefix(e4) ] 2 bytes per entry
 //
 // A reference names a node of the rep's RowRegion: row i =
 // region.Row(refs[i]).
@@ -11,9 +11,9 @@
 // A search first binary-searches the fences (a compact array that mostly
 // stays in cache) to the one or two blocks that can hold the target, then
 // compares full keys in those blocks only: their rows are fetched together
-// (one wait for memory), then three or four are compared, instead of one
-// miss per probe. A stride of 8 rather than 4 saves a byte per entry, and
-// seeks measured no slower (the block's rows arrive in parallel). Keys that share their first 8
+// (one wait for memory), then two or three are compared, instead of one
+// miss per probe. (A stride of 8 saves a byte per entry, but cost db_bench's
+// seekrandom about 4% in fetching twice the rows per run searched.) Keys that share their first 8
 // bytes widen the range, down to a plain binary search (and so does a custom comparator, whose
 // fences are 0).
 //
@@ -82,7 +82,7 @@ using MemoryCounter = std::shared_ptr<std::atomic<int64_t>>;
 
 class SortedRun {
  public:
-  static constexpr size_t kFenceStride = 8;
+  static constexpr size_t kFenceStride = 4;
   // An upper bound of a fenced run's bytes per entry (reference plus fence share).
   static constexpr size_t kMaxBytesPerEntry = sizeof(RowRef) + sizeof(uint64_t) / kFenceStride;
   // Every kTopStride-th fence or prefix is copied into a small top index, so
