@@ -278,29 +278,23 @@ RunSet SetOfSizes(const std::vector<size_t>& sizes, const MemoryCounter& memory)
   return set;
 }
 
-TEST_F(SortedRunTest, PickMergeJoinsTheSmallestTierOfRunsWithinTheRatio) {
+TEST_F(SortedRunTest, PickMergeJoinsTheSmallestRunsWithinTheRatio) {
   std::vector<size_t> picks;
   auto sorted = [&] {
     std::vector<size_t> p = picks;
     std::sort(p.begin(), p.end());
     return p;
   };
-  // 100, 150, 300 and 400 are within kMergeRatio of 100: a tier of four.
-  // 2000 is more than 4x 100.
-  RunSet set = SetOfSizes({2000, 300, 100, 400, 150}, memory_);
+  // 100 and 400 are within kMergeRatio; 1000 is more than 4x 100 but within 4x of 400.
+  RunSet set = SetOfSizes({1000, 100, 400}, memory_);
   ASSERT_TRUE(PickMerge(set, 8, false, &picks));
-  EXPECT_EQ(sorted(), (std::vector<size_t>{1, 2, 3, 4}));
-  // Three runs within the ratio are not yet a tier: in shape.
-  set = SetOfSizes({100, 150, 300, 5000}, memory_);
+  EXPECT_EQ(sorted(), (std::vector<size_t>{1, 2}));
+  // Each run more than kMergeRatio times the next: in shape, unless all are wanted.
+  set =
+      SetOfSizes({100, 100 * kMergeRatio + 1, (100 * kMergeRatio + 1) * kMergeRatio + 1}, memory_);
   EXPECT_FALSE(PickMerge(set, 8, false, &picks));
-  // The smallest tier wins; a tier may start above the smallest run.
-  set = SetOfSizes({10, 1000, 1100, 1200, 1300, 50000, 60000, 70000, 80000}, memory_);
-  ASSERT_TRUE(PickMerge(set, 16, false, &picks));
-  EXPECT_EQ(sorted(), (std::vector<size_t>{1, 2, 3, 4}));
-  // Every run, in one merge, when all are wanted.
-  set = SetOfSizes({100, 1000, 10000}, memory_);
   ASSERT_TRUE(PickMerge(set, 8, true, &picks));
-  EXPECT_EQ(sorted(), (std::vector<size_t>{0, 1, 2}));
+  EXPECT_EQ(sorted(), (std::vector<size_t>{0, 1, 2})) << "every run, in one merge";
   // Too many runs: the smallest, as many as bring the count to max_runs.
   set = SetOfSizes({100000, 10, 100, 1000, 10000}, memory_);
   ASSERT_TRUE(PickMerge(set, 2, false, &picks));

@@ -104,8 +104,8 @@ TEST(Vector, MemoryUsageChargesRunsAsTheyAreBuiltAndIsConstantOnceWritesStop) {
     ASSERT_GE(now, last) << "it grows with inserts only";
     last = now;
   }
-  // Well under what charging every run twice in advance took (12 bytes a
-  // row and more): the runs as built, and 7 bytes for each row in none.
+  // Well under what charging every run twice in advance took (24 bytes a
+  // row and more): the runs as built, and 13 bytes for each row in none.
   const size_t table_bytes =
       arena.MemoryUsage() /
       memory::RowRegion::ChunkBytesFor(VectorOptions::kDefaultWriteBufferSize) * sizeof(char*);

@@ -70,21 +70,15 @@ class RunSetHolder {
   std::atomic<uint64_t> version_{0};  // current_->version; written under mu_
 };
 
-// The merge policy: tiers. Runs within kMergeRatio of each other in size
-// form a tier; a tier of kMergeFanIn runs is merged into one run, kMergeFanIn
-// times the size, in one pass. So a row is copied about once per tier,
-// log_kMergeFanIn(entries / cut) times in all, rather than about twice per
-// doubling when runs are merged in pairs (5 copies instead of 9.4 for 5M
-// rows cut 4096 at a time: the background CPU of a fill is mostly these
-// copies, each reading a row where runs keep fences only).
+// Runs within this factor of each other in size are merged.
 inline constexpr size_t kMergeRatio = 4;
-inline constexpr size_t kMergeFanIn = 4;
 
 // The merge the background strand should do next in `set`, as the indexes
 // of the runs to merge (at least two), or false if the set is in shape:
-// no kMergeFanIn runs form a tier, and at most max_runs runs (else the
-// smallest runs are merged, as many as bring the count to max_runs, at
-// least two). With `all`, every run while there are two.
+// each run more than kMergeRatio times the size of the next smaller one, and
+// at most max_runs runs (else the smallest runs are merged, as many as bring
+// the count to max_runs, at least two). With `all`, every run at once (one
+// pass) while there are two.
 bool PickMerge(const RunSet& set, uint32_t max_runs, bool all, std::vector<size_t>* picks);
 
 }  // namespace memrep::runs
