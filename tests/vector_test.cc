@@ -105,7 +105,7 @@ TEST(Vector, MemoryUsageChargesRunsAsTheyAreBuiltAndIsConstantOnceWritesStop) {
     last = now;
   }
   // Well under what charging every run twice in advance took (24 bytes a
-  // row and more): the runs as built, and 13 bytes for each row in none.
+  // row and more): the runs as built, and 7 bytes for each row in none.
   const size_t table_bytes =
       arena.MemoryUsage() /
       memory::RowRegion::ChunkBytesFor(VectorOptions::kDefaultWriteBufferSize) * sizeof(char*);

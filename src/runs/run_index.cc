@@ -266,7 +266,7 @@ size_t RunIndex::Cut(bool idle, std::shared_ptr<const RunSet> base) {
                                        tail.size() >= options_.seal_threshold);
   if (cut) {
     // May lose to an iterator that published a cut first: the next task retries.
-    (void)runs_.PublishCut(base, Seal(tail, nullptr, options_.run_layout), tail.heads);
+    (void)runs_.PublishCut(base, Seal(tail, nullptr, LayoutFor(idle)), tail.heads);
     NoteSet();
   }
   return cut ? 0 : tail.size();
@@ -309,11 +309,10 @@ bool RunIndex::CutAndMerge(bool idle) {
          PickMerge(*set, options_.max_runs, idle && Count() == count, &picks)) {
     std::vector<const SortedRun*> inputs;
     for (size_t i : picks) inputs.push_back(set->runs[i].get());
-    auto merged = inputs.size() == 2
-                      ? SortedRun::Merge(order_, *inputs[0], *inputs[1], run_memory_,
-                                         options_.run_layout, task_.cancel_flag())
-                      : SortedRun::MergeAll(order_, inputs, run_memory_, options_.run_layout,
-                                            task_.cancel_flag());
+    auto merged = inputs.size() == 2 ? SortedRun::Merge(order_, *inputs[0], *inputs[1], run_memory_,
+                                                        LayoutFor(idle), task_.cancel_flag())
+                                     : SortedRun::MergeAll(order_, inputs, run_memory_,
+                                                           LayoutFor(idle), task_.cancel_flag());
     if (merged == nullptr) {  // cancelled: the index is closing
       merges_cancelled_.fetch_add(1, std::memory_order_relaxed);
       return false;

@@ -166,7 +166,9 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   // never changes after, while background work goes on. Not charged:
   // scratch that lives for one merge or sort (a merge's output while its
   // inputs still exist, the pieces of a sort, runs only an old view still
-  // holds). O(1), lock-free.
+  // holds), and the prefixes of a run cut while writes continue from rows
+  // counted as unsorted at the last insert (at most 6 bytes a row for
+  // background_cut rows per writer thread). O(1), lock-free.
   uint64_t ChargedBytes() const;
 
   // For tests and benchmarks: the number of sorted runs now, and the bytes
@@ -237,13 +239,20 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   std::atomic<uint64_t> tail_bytes_{0};  // written under tail_mu_
   mutable std::atomic<uint64_t> charged_{0};
   mutable std::atomic<uint64_t> charged_at_count_{0};
-  // A row in no run, as the run a cut makes of it: its reference and
-  // prefix (runs up to kPrefixedRunMax rows keep every prefix), and a share
-  // of the top index and rounding.
-  static constexpr uint64_t kUnsortedCharge = SortedRun::kBytesPerEntryWithPrefixes + 1;
+  // A row in no run, as the fenced run an idle cut makes of it (reference,
+  // fence share, top index share and rounding). Not the 12 bytes of a run
+  // that keeps its prefixes: rows wait unsorted by the hundred thousand
+  // while the strand is behind fast writers, and the charge's high-water
+  // mark would keep that peak.
+  static constexpr uint64_t kUnsortedCharge = SortedRun::kMaxBytesPerEntry + 1;
   // Stores set_bytes_ and set_entries_ from the current run set, and lets a
   // cached tail of rows a run now holds go.
   void NoteSet();
+  // The layout of runs a background step builds: fenced once the index is
+  // idle or frozen (what ChargedBytes counts rows in no run as).
+  SortedRun::Layout LayoutFor(bool idle) const {
+    return idle ? SortedRun::Layout::kFenced : options_.run_layout;
+  }
   concurrency::BackgroundPool& pool_;
   concurrency::SerialTask task_;  // the background work: Schedule, Close
 
