@@ -241,6 +241,24 @@ TEST(SortedHash, TheBucketsAreTakenFromTheAllocator) {
   EXPECT_EQ(rep->MemoryUsage(), 0u);
 }
 
+TEST(SortedHash, AHugeBucketArrayIsMappedAndChargedNotTakenFromTheAllocator) {
+  // A bucket_count far beyond the write buffer's needs (as a fuzzer, or a
+  // typo, gives) costs address space until buckets are used: the array is
+  // mapped untouched and charged by MemoryUsage, not zeroed in the arena.
+  memory::Arena arena;
+  SortedHashOptions o;
+  o.bucket_count = uint64_t{1} << 26;  // 512 MiB of buckets
+  const size_t before_arena = arena.MemoryUsage();
+  const size_t before_rss = testing::ResidentBytes();
+  auto rep = Make(o, &arena);
+  EXPECT_EQ(rep->BucketBytes(), (size_t{1} << 26) * sizeof(HashIndex::Bucket));
+  EXPECT_LT(arena.MemoryUsage() - before_arena, size_t{1} << 20);
+  EXPECT_GE(rep->MemoryUsage(), rep->BucketBytes()) << "charged by the rep";
+  EXPECT_LT(testing::ResidentBytes() - before_rss, size_t{128} << 20) << "not touched";
+  ASSERT_TRUE(rep->Insert(MakeEntry(rep.get(), NumberKey(1), 1, 1, "v")));
+  EXPECT_TRUE(rep->Contains(testing::InternalKey(NumberKey(1), 1)));
+}
+
 TEST(SortedHash, TheFilterTurnsAwayAbsentKeysAndNeverAPresentOne) {
   // Few buckets, many keys: every bucket's filter fills up, and a Get must
   // still find each key present and no key absent.

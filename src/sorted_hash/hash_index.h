@@ -19,7 +19,8 @@
 // hash times the count, high half), so the array is sized to the write buffer
 // exactly rather than to the next power of two. The array is taken from the
 // rep's Allocator (RocksDB's memtable arena in the RocksDB face), so that
-// RocksDB's memory accounting, and a WriteBufferManager, count it.
+// RocksDB's memory accounting, and a WriteBufferManager, count it; an array
+// above kMaxArenaBytes is mapped instead (see Init).
 //
 // Thread safety: Insert may run from many threads at once; Find and
 // NextVersion run concurrently with them and take no lock.
@@ -86,24 +87,46 @@ class HashIndex {
   HashIndex(const HashIndex&) = delete;
   HashIndex& operator=(const HashIndex&) = delete;
 
-  // Takes the buckets from `allocator` and zeroes them: OutOfMemory if it
-  // has not the memory. The memory is the allocator's (freed with it).
+  // Takes the buckets from `allocator` and zeroes them, or, above
+  // kMaxArenaBytes, maps them (fresh zero pages, touched as buckets are
+  // used: a huge bucket_count costs address space, not memory, until used).
+  // OutOfMemory if neither has the memory.
   Status Init(Allocator* allocator) {
-    char* p = allocator->AllocateAligned(bytes());
+    char* p = nullptr;
+    if (bytes() <= kMaxArenaBytes) {
+      p = allocator->AllocateAligned(bytes());
+      // No huge-page advice: where the kernel compacts memory to serve it, a
+      // memtable's creation (on RocksDB's write path) stalled for tens of
+      // milliseconds; the array of a 256 MiB memtable (4 MiB) is within the
+      // TLB's reach of 4 KiB pages anyway.
+      if (p != nullptr) std::memset(p, 0, bytes());
+    } else {
+      void* m =
+          ::mmap(nullptr, bytes(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (m != MAP_FAILED) {
+        p = static_cast<char*>(m);
+        mapped_ = true;
+      }
+    }
     if (p == nullptr) {
       return Status::OutOfMemory("could not allocate the hash index's " + std::to_string(bytes()) +
                                  " bytes of buckets; use a smaller bucket_count or "
                                  "write_buffer_size");
     }
-    // No huge-page advice: where the kernel compacts memory to serve it, a
-    // memtable's creation (on RocksDB's write path) stalled for tens of
-    // milliseconds; the array of a 256 MiB memtable (5.5 MiB) is within
-    // the TLB's reach of 4 KiB pages anyway.
-    std::memset(p, 0, bytes());
     buckets_ = reinterpret_cast<Bucket*>(p);  // zero: no chain, no filter bit
     return Status::OK();
   }
+  ~HashIndex() {
+    if (mapped_) ::munmap(buckets_, bytes());
+  }
 
+  // Bucket arrays up to this size come from the Allocator (so RocksDB's
+  // accounting and a WriteBufferManager see them): write buffers up to
+  // 4 GiB with the automatic count.
+  static constexpr size_t kMaxArenaBytes = size_t{64} << 20;
+  // The bucket array's bytes when it is mapped rather than the Allocator's
+  // (the rep's MemoryUsage charges them), else 0.
+  size_t MappedBytes() const { return mapped_ ? bytes() : 0; }
   uint64_t bucket_count() const { return count_; }
   size_t bytes() const { return count_ * sizeof(Bucket); }
 
@@ -298,7 +321,8 @@ class HashIndex {
 
   const uint64_t count_;
   const RowRegion& region_;
-  Bucket* buckets_ = nullptr;  // in the allocator's memory
+  Bucket* buckets_ = nullptr;  // in the allocator's memory, or mapped
+  bool mapped_ = false;
 };
 
 }  // namespace memrep::sorted_hash

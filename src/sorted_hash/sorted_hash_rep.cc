@@ -153,10 +153,11 @@ std::unique_ptr<RepIterator> SortedHashRep::NewIterator() const {
 }
 
 size_t SortedHashRep::MemoryUsage() const {
-  // Nodes and buckets are taken from the Allocator, which counts them; the
-  // region's chunk table is charged as it grows, the runs as they are built
+  // Nodes and buckets are taken from the Allocator, which counts them (a
+  // bucket array too big for it is mapped, and charged here); the region's
+  // chunk table is charged as it grows, the runs as they are built
   // (RunIndex::ChargedBytes).
-  return region_.TableBytes() + runs_->ChargedBytes();
+  return region_.TableBytes() + index_.MappedBytes() + runs_->ChargedBytes();
 }
 
 Status SortedHashRep::RandomSample(size_t target, uint64_t seed,
