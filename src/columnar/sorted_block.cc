@@ -1,7 +1,8 @@
 #include "columnar/sorted_block.h"
 
 #include <algorithm>
-#include <array>
+
+#include "util/radix_sort.h"
 
 namespace memrep::columnar {
 
@@ -21,30 +22,6 @@ void SortTies(const BlockTable& table, const format::KeyOrder& order, SortItem* 
 
 namespace {
 
-// Sorts v[0, n) by sort_key, least significant byte first; each pass is
-// stable, so after the last (most significant) pass the items are in order.
-// `buffer` has room for n items.
-void RadixPasses(SortItem* v, SortItem* buffer, size_t n) {
-  SortItem* from = v;
-  SortItem* to = buffer;
-  for (int byte = 0; byte < 8; ++byte) {
-    const int shift = byte * 8;
-    std::array<size_t, 256> count{};
-    for (size_t i = 0; i < n; ++i) ++count[(from[i].sort_key >> shift) & 0xff];
-    // Every key has the same byte here: the pass would not move anything.
-    if (count[(from[0].sort_key >> shift) & 0xff] == n) continue;
-    size_t sum = 0;
-    for (size_t& c : count) {
-      const size_t here = c;
-      c = sum;
-      sum += here;
-    }
-    for (size_t i = 0; i < n; ++i) to[count[(from[i].sort_key >> shift) & 0xff]++] = from[i];
-    std::swap(from, to);
-  }
-  if (from != v) std::copy(from, from + n, v);
-}
-
 // Sorts v[0, n), whose keys agree on their first `offset` bytes and whose
 // sort_key holds bytes [offset, offset + 8): radix passes on those, then the
 // items that still tie either again on the next 8 bytes (a big group: keys
@@ -55,7 +32,7 @@ void SortFrom(const BlockTable& table, const format::KeyOrder& order, SortItem* 
     SortTies(table, order, v, v + n);
     return;
   }
-  RadixPasses(v, buffer, n);
+  util::RadixSortBy(v, buffer, n, [](const SortItem& item) { return item.sort_key; });
   for (size_t i = 0; i < n;) {
     size_t j = i + 1;
     while (j < n && v[j].sort_key == v[i].sort_key) ++j;

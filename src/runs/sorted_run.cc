@@ -1,9 +1,9 @@
 #include "runs/sorted_run.h"
 
 #include <algorithm>
-#include <array>
 
 #include "concurrency/thread_slot.h"
+#include "util/radix_sort.h"
 
 namespace memrep::runs {
 
@@ -11,28 +11,6 @@ namespace {
 
 // Below this many slots a comparison sort beats the counting passes.
 constexpr size_t kRadixMin = 256;
-
-// Sorts v[0, n) by prefix, least significant byte first; each pass is
-// stable, so after the last (most significant) one the slots are in prefix
-// order. A byte every prefix shares is skipped. `buffer` has room for n.
-void RadixByPrefix(RunSlot* v, RunSlot* buffer, size_t n) {
-  RunSlot* from = v;
-  RunSlot* to = buffer;
-  for (int shift = 0; shift < 64; shift += 8) {
-    std::array<size_t, 256> count{};
-    for (size_t i = 0; i < n; ++i) ++count[(from[i].prefix >> shift) & 0xff];
-    if (count[(from[0].prefix >> shift) & 0xff] == n) continue;
-    size_t sum = 0;
-    for (size_t& c : count) {
-      const size_t here = c;
-      c = sum;
-      sum += here;
-    }
-    for (size_t i = 0; i < n; ++i) to[count[(from[i].prefix >> shift) & 0xff]++] = from[i];
-    std::swap(from, to);
-  }
-  if (from != v) std::copy(from, from + n, v);
-}
 
 }  // namespace
 
@@ -52,7 +30,7 @@ void SortSlots(const format::KeyOrder& order, std::vector<RunSlot>* slots) {
   thread_local std::vector<RunSlot> buffer;
   buffer.resize(n);
   RunSlot* v = slots->data();
-  RadixByPrefix(v, buffer.data(), n);
+  util::RadixSortBy(v, buffer.data(), n, [](const RunSlot& slot) { return slot.prefix; });
   for (size_t i = 0; i < n;) {
     size_t j = i + 1;
     while (j < n && v[j].prefix == v[i].prefix) ++j;

@@ -234,12 +234,13 @@ class HashIndex {
     const uint32_t bits = FilterBits(hash);
     // acquire: pairs with the release CAS that published the head.
     RowRef head = bucket.head.load(std::memory_order_acquire);
-    // Invariant 4: the head first, then the bits (a bucket whose bits are
-    // set already, most often by this key's older versions, is not written).
-    // acq_rel: orders the load above before it and the scan and CAS below
-    // after it, and makes a node's fetch_or happen before any writer that
-    // later finds its bits.
-    uint32_t before_bits = bucket.filter.load(std::memory_order_acquire);
+    // Invariant 4: the head first, then the bits. A bucket whose bits are
+    // set already (most often by this key's older versions) is not written:
+    // the whole chain is scanned, so the plain load needs no ordering.
+    // Otherwise the fetch_or is acq_rel: the head's load stays before it,
+    // the scan and CAS after it, and a writer that finds these bits set
+    // happens after this one's fetch_or.
+    uint32_t before_bits = bucket.filter.load(std::memory_order_relaxed);
     if ((before_bits & bits) != bits) {
       before_bits = bucket.filter.fetch_or(bits, std::memory_order_acq_rel);
     }
@@ -264,18 +265,16 @@ class HashIndex {
         head = seen;
         continue;
       }
-      return LinkVersion(order, bucket, node, ref, tag, prev, group);
+      return LinkVersion(order, bucket, node, ref, user_key, tag, prev);
     }
   }
 
-  // Links `node` into the group starting at `group`, whose predecessor is
-  // `prev` (nullptr: the group starts at the head), in sequence order;
-  // false, linking nothing, if the group has a version of its sequence.
+  // Links `node` (of user_key, with tag) into the key's group, found after
+  // `prev` (nullptr: at the head), in sequence order; false, linking
+  // nothing, if the group has a version of its sequence.
   bool LinkVersion(const format::KeyOrder& order, Bucket& bucket, Node* node, RowRef ref,
-                   uint64_t tag, Node* prev, Node* group) {
+                   std::string_view user_key, uint64_t tag, Node* prev) {
     const uint64_t seq = TagSequence(tag);
-    uint64_t group_tag;
-    const std::string_view user_key = format::RowUserKey(group->row(), &group_tag);
     std::atomic<RowRef>* link = prev == nullptr ? &bucket.head : &prev->bucket_next;
     // Whether `link` is a version's of the key (else it precedes the group).
     bool in_group = false;
