@@ -56,7 +56,7 @@ BUILTIN_REPS = {
 PREFIX_REPS = {"hash_linkedlist", "prefix_hash"}
 # The rep that stores nothing (bench/ceiling/ceiling_plugin.cc).
 CEILING = "bench.Ceiling"
-WRITE_ONLY_WORKLOADS = {"fillrandom", "fillrandom_2t", "overwrite"}
+WRITE_ONLY_WORKLOADS = {"fillrandom", "fillrandom_2t", "overwrite", "fillbatch"}
 
 # workload name -> (db_bench --benchmarks, measured benchmark, flag overrides)
 WORKLOADS = {
@@ -64,6 +64,8 @@ WORKLOADS = {
     "fillrandom_2t": ("fillrandom", "fillrandom",
                       lambda a: {"threads": 2, "num": a.num // 2}),
     "overwrite": ("fillrandom,overwrite", "overwrite", lambda a: {}),
+    # A bulk load: fillrandom in write batches of 1,000 entries.
+    "fillbatch": ("fillrandom", "fillrandom", lambda a: {"batch_size": 1000}),
 }
 for _name in ("readrandom", "readwhilewriting", "seekrandom",
               "seekrandomwhilewriting", "readrandomwriterandom"):

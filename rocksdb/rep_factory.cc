@@ -80,6 +80,9 @@ const std::unordered_map<std::string, rdb::OptionTypeInfo>& TypeInfoOf(const Rep
 
 RepFactory::RepFactory(const RepSpec& spec) : spec_(spec), nickname_(spec.Nickname()) {
   RegisterOptions(spec_.name(), &spec_, &TypeInfoOf(spec_));
+  // No options of its own: registered only to be found (GetAutoCounters).
+  static const auto* const kNoOptions = new std::unordered_map<std::string, rdb::OptionTypeInfo>();
+  RegisterOptions(kLineageOptionsName, lineage_.get(), kNoOptions);
 }
 
 rdb::Status RepFactory::PrepareOptions(const rdb::ConfigOptions& config_options) {
@@ -173,9 +176,11 @@ rdb::MemTableRep* RepFactory::CreateMemTableRep(const rdb::MemTableRep::KeyCompa
     context.comparator = order;
     context.rows = true;
     context.write_buffer_size = write_buffer_size;
+    context.lineage = lineage_.get();
     std::unique_ptr<Rep> rep;
     Status s = spec_.NewRep(context, &rep);
     if (!s.ok()) return fallback(s.ToString());
+    LogDecision(logger);
     // Reported on top of the usage once the rep is nearly full: more than
     // any write buffer RocksDB compares it with.
     const size_t full_signal = write_buffer_size != 0 ? 2 * write_buffer_size : size_t{1} << 40;
@@ -184,6 +189,31 @@ rdb::MemTableRep* RepFactory::CreateMemTableRep(const rdb::MemTableRep::KeyCompa
   } catch (const std::bad_alloc&) {
     return fallback("out of memory");
   }
+}
+
+void RepFactory::LogDecision(rdb::Logger* logger) const {
+  if (spec_.name() != AutoOptions::kName) return;
+  const AutoCounters counters = lineage_->Counters();
+  if (counters.recent.empty()) return;
+  const AutoDecision& d = counters.recent.back();
+  rdb::Log(rdb::InfoLogLevel::INFO_LEVEL, logger, "memrep.Auto: memtable %llu uses %s (%s%s): %s",
+           static_cast<unsigned long long>(d.memtable), d.rep.c_str(),
+           d.previous.empty() ? "the first" : (d.switched ? "switched from " : "kept after "),
+           d.previous.c_str(), d.reason.c_str());
+}
+
+rdb::Status GetAutoCounters(const rdb::MemTableRepFactory& factory, AutoCounters* out) {
+  const RepLineage* lineage = factory.GetOptions<RepLineage>(RepFactory::kLineageOptionsName);
+  if (lineage == nullptr) {
+    return rdb::Status::NotFound(std::string("the memtable factory ") + factory.Name() +
+                                 " is not one of memrep's; its memtables have no Auto counters");
+  }
+  try {
+    *out = lineage->Counters();
+  } catch (const std::bad_alloc&) {
+    return rdb::Status::MemoryLimit("could not copy memrep.Auto's counters");
+  }
+  return rdb::Status::OK();
 }
 
 rdb::Status NewRepFactory(std::string_view spec_text,

@@ -10,6 +10,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "memrep/auto.h"
 #include "memrep/registry.h"
 
 namespace memrep::rocksdb_plugin {
@@ -40,6 +41,12 @@ class RepFactory final : public ROCKSDB_NAMESPACE::MemTableRepFactory {
   bool CanHandleDuplicatedKey() const override { return spec_.traits().detects_duplicates(); }
 
   const RepSpec& spec() const { return spec_; }
+  // The memtables this factory made, one after another (memrep.Auto's
+  // history and decisions).
+  const RepLineage& lineage() const { return *lineage_; }
+  // The name under which the lineage is registered as an options struct,
+  // so that GetOptions<RepLineage> finds it without RTTI.
+  static constexpr const char* kLineageOptionsName = "memrep.Lineage";
 
  protected:
   // Refuses unknown option names with InvalidArgument (RocksDB alone would
@@ -51,8 +58,12 @@ class RepFactory final : public ROCKSDB_NAMESPACE::MemTableRepFactory {
       std::unordered_map<std::string, std::string>* unused) override;
 
  private:
+  // Logs memrep.Auto's decision for the memtable just made (a line a memtable).
+  void LogDecision(ROCKSDB_NAMESPACE::Logger* logger) const;
+
   RepSpec spec_;
   const std::string nickname_;
+  const std::shared_ptr<RepLineage> lineage_ = std::make_shared<RepLineage>();
   // The largest write_buffer_size of the column families this factory was
   // validated for; 0 until then. Sizes the reps (RepContext::write_buffer_size).
   mutable std::atomic<uint64_t> observed_write_buffer_size_{0};

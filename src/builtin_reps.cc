@@ -1,5 +1,6 @@
 // memrep's own reps: a rep joins both faces, the conformance suite and the
 // benchmarks with one line here.
+#include "auto/registration.h"
 #include "columnar/registration.h"
 #include "registry/registry.h"
 #include "sorted_hash/registration.h"
@@ -14,6 +15,7 @@ const std::vector<const Registration*>& BuiltinReps() {
       &vector::RepRegistration(),
       &trie::RepRegistration(),
       &columnar::RepRegistration(),
+      &auto_rep::RepRegistration(),
   };
   return reps;
 }

@@ -27,6 +27,7 @@
 #include <string_view>
 #include <vector>
 
+#include "memrep/auto.h"
 #include "memrep/comparator.h"
 #include "memrep/entry.h"
 #include "memrep/export.h"
@@ -51,6 +52,11 @@ struct MemTableOptions {
   Allocator* allocator = nullptr;
   // Size of the blocks memrep's own arena takes from the system.
   size_t arena_block_size = 256 * 1024;
+  // The sequence of memtables this one joins (memrep/auto.h): pass the same
+  // lineage to every memtable that replaces the one before, and memrep.Auto
+  // chooses each one's rep from what the earlier ones were asked to do.
+  // nullptr: this memtable has no history (memrep.Auto uses its start rep).
+  std::shared_ptr<RepLineage> lineage;
 };
 
 // Records written together with consecutive sequence numbers, kept in one

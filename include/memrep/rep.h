@@ -72,6 +72,7 @@ namespace memrep {
 namespace concurrency {
 class BackgroundPool;
 }
+class RepLineage;  // memrep/auto.h
 
 // Where a rep takes its memory from (RocksDB's memtable arena in the RocksDB
 // face, memrep's own arena in the standalone face). Memory stays valid and
@@ -141,6 +142,10 @@ struct RepContext {
   uint64_t write_buffer_size = 0;
   // Where background work runs; nullptr means the process-wide pool.
   concurrency::BackgroundPool* background = nullptr;
+  // The memtables made before this one for the same column family (a rep
+  // that learns from them, memrep.Auto, keeps its history there); nullptr:
+  // none, each memtable starts afresh. Must outlive the rep's construction.
+  RepLineage* lineage = nullptr;
 };
 
 // An ordered cursor over a rep's entries (contract points 3 and 5).

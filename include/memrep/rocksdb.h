@@ -22,6 +22,7 @@
 #include <string>
 #include <string_view>
 
+#include "memrep/auto.h"
 #include "memrep/export.h"
 
 namespace memrep::rocksdb_plugin {
@@ -31,6 +32,14 @@ namespace memrep::rocksdb_plugin {
 // rep or option, or a value out of range.
 MEMREP_EXPORT ROCKSDB_NAMESPACE::Status NewRepFactory(
     std::string_view spec, std::shared_ptr<ROCKSDB_NAMESPACE::MemTableRepFactory>* out);
+
+// What a memrep.Auto factory has decided so far (memrep/auto.h): memtables
+// made, switches, memtables per rep and the recent decisions with their
+// reasons. Each decision is also logged to the DB's LOG ("memrep.Auto:
+// memtable N uses ..."). A factory of another memrep rep answers empty
+// counters; NotFound if `factory` is not one of memrep's.
+MEMREP_EXPORT ROCKSDB_NAMESPACE::Status GetAutoCounters(
+    const ROCKSDB_NAMESPACE::MemTableRepFactory& factory, AutoCounters* out);
 
 }  // namespace memrep::rocksdb_plugin
 

@@ -89,6 +89,7 @@ Status MemTable::OpenGuarded(const MemTableOptions& options, std::unique_ptr<Mem
   context.comparator = options.comparator;
   context.rows = false;
   context.write_buffer_size = options.write_buffer_size;
+  context.lineage = options.lineage.get();
   s = impl->spec.NewRep(context, &impl->rep);
   if (!s.ok()) return s;
   out->reset(new MemTable(std::move(impl)));

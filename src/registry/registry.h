@@ -42,6 +42,14 @@ struct Registration {
   // NotSupported or InvalidArgument saying why and what to use instead; run
   // when a DB opens, so a rep is never refused later, when a memtable is made.
   Status (*check_rows_face)(const AnyOptions& options) = nullptr;
+  // Optional: rules that need the registry itself (options that name other
+  // reps), run after the table's own checks by RepSpec's Parse, Set and
+  // Validate; InvalidArgument saying what is wrong. (A table's checks run
+  // while the registry is built, so they must not look reps up.)
+  Status (*check_options)(const AnyOptions& options) = nullptr;
+  // Optional: the traits of a rep with these options, where they depend on
+  // them (a rep that builds other reps); else `traits` above.
+  RepTraits (*traits_of)(const AnyOptions& options) = nullptr;
   // Builds a rep from options that the table validated.
   Status (*make)(const AnyOptions& options, const RepContext& context,
                  std::unique_ptr<Rep>* out) = nullptr;

@@ -11,6 +11,18 @@ namespace memrep {
 struct RepSpec::Impl {
   const registry::Registration* rep;
   registry::AnyOptions options;
+  RepTraits traits;  // rep->traits, or what rep->traits_of says of these options
+
+  void RefreshTraits() { traits = rep->traits_of != nullptr ? rep->traits_of(options) : rep->traits; }
+  // Runs the registration's own rules, and refreshes the traits.
+  Status Refresh() {
+    if (rep->check_options != nullptr) {
+      Status s = rep->check_options(options);
+      if (!s.ok()) return s;
+    }
+    RefreshTraits();
+    return Status::OK();
+  }
 };
 
 using registry::Trim;
@@ -22,9 +34,9 @@ RepInfo InfoOf(const registry::Registration& r) {
   info.name = r.name;
   info.aliases = r.aliases;
   info.summary = r.summary;
-  info.traits = r.traits;
   info.positional_option = r.positional_option;
   const registry::AnyOptions defaults(r.options);
+  info.traits = r.traits_of != nullptr ? r.traits_of(defaults) : r.traits;
   for (const registry::OptionField& field : r.options->fields()) {
     OptionInfo option;
     option.name = field.name;
@@ -154,6 +166,7 @@ Status RepSpec::Parse(std::string_view text, RepSpec* out) {
   try {
     auto impl = std::make_unique<Impl>();
     Status s = ParseSpec(text, impl.get());
+    if (s.ok()) s = impl->Refresh();
     if (!s.ok()) return s;
     out->impl_ = std::move(impl);
   } catch (const std::bad_alloc&) {
@@ -165,7 +178,8 @@ Status RepSpec::Parse(std::string_view text, RepSpec* out) {
 RepSpec::RepSpec()
     : impl_(std::make_unique<Impl>(
           Impl{registry::BuiltinReps().front(),
-               registry::AnyOptions(registry::BuiltinReps().front()->options)})) {}
+               registry::AnyOptions(registry::BuiltinReps().front()->options),
+               registry::BuiltinReps().front()->traits})) {}
 RepSpec::RepSpec(const RepSpec& other) : impl_(std::make_unique<Impl>(*other.impl_)) {}
 RepSpec& RepSpec::operator=(const RepSpec& other) {
   if (this != &other) impl_ = std::make_unique<Impl>(*other.impl_);
@@ -176,16 +190,24 @@ RepSpec& RepSpec::operator=(RepSpec&&) noexcept = default;
 RepSpec::~RepSpec() = default;
 
 const std::string& RepSpec::name() const { return impl_->rep->name; }
-const RepTraits& RepSpec::traits() const { return impl_->rep->traits; }
+const RepTraits& RepSpec::traits() const { return impl_->traits; }
 
 std::string RepSpec::Nickname() const {
   return impl_->rep->aliases.empty() ? std::string() : impl_->rep->aliases.front();
 }
 
-Status RepSpec::Validate() const { return impl_->options.Validate(); }
+Status RepSpec::Validate() const {
+  Status s = impl_->options.Validate();
+  if (s.ok() && impl_->rep->check_options != nullptr) s = impl_->rep->check_options(impl_->options);
+  return s;
+}
 
 Status RepSpec::Set(std::string_view option, std::string_view value) {
-  return impl_->options.Set(option, value);
+  // One field at a time, as the table checks it; the rules across fields
+  // (the table's and the registration's) are Validate's, once all are set.
+  Status s = impl_->options.Set(option, value);
+  if (s.ok()) impl_->RefreshTraits();
+  return s;
 }
 
 Status RepSpec::Get(std::string_view option, std::string* value) const {

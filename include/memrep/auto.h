@@ -1,0 +1,126 @@
+// memrep.Auto: the rep chosen per memtable from the workload it sees.
+//
+// Every memtable built as memrep.Auto keeps cheap statistics of what is asked
+// of it (WorkloadStats). When the next memtable of the same *lineage* (a
+// RocksDB column family's factory, or a sequence of memrep::MemTable that
+// share one RepLineage) is made, a policy weighs the statistics of the last
+// few memtables with each candidate rep's measured costs and picks the rep
+// for it, with hysteresis. docs/auto.md gives the statistics, the decision
+// table and its evidence, and the measured cost of keeping statistics.
+//
+// Open it by name ("memrep.Auto", "auto") or with options
+// ("id=memrep.Auto; candidates=sorted_hash,vector; pin=vector"); from C++,
+// fill AutoOptions and pass Spec() wherever a rep is named.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "memrep/export.h"
+#include "memrep/status.h"
+
+namespace memrep {
+
+struct MEMREP_EXPORT AutoOptions {
+  static constexpr const char* kName = "memrep.Auto";
+
+  // The reps Auto may choose among: a comma list of rep names or aliases,
+  // each built with its defaults. Reps that cannot serve the memtable's
+  // comparator are left out of the choice for it.
+  std::string candidates = "memrep.SortedHash,memrep.Vector,memrep.Trie,memrep.Columnar";
+  // One of the candidates to use for every memtable ("" : choose). Statistics
+  // are still kept and decisions still counted.
+  std::string pin;
+  // The rep of a lineage's first memtable, which has no history to learn
+  // from ("" : the first candidate).
+  std::string start;
+  // cost: the policy of docs/auto.md. rotate: each memtable takes the next
+  // candidate in turn, whatever the workload (for tests that must see every
+  // rep and every switch).
+  std::string policy = "cost";
+  // Hysteresis: the rep changes only if another candidate's estimated cost
+  // is at least this many percent below the current rep's.
+  uint32_t margin_percent = 15;
+  // How many recent memtables the policy weighs (newest counts most: weights
+  // 1, 1/2, 1/4, ...).
+  uint32_t history = 2;
+
+  static constexpr uint32_t kMaxMargin = 90;
+  static constexpr uint32_t kMaxHistory = 16;
+
+  // OK, or InvalidArgument naming the bad field and what is accepted.
+  Status Validate() const;
+  // "id=memrep.Auto; candidates=...; ...".
+  std::string Spec() const;
+};
+
+// What one memtable was asked to do while it was the lineage's newest (the
+// statistics stop being read when the next memtable is made). Counts are
+// exact while at most 16 threads use the memtable at once; beyond that two
+// threads may share a counter and lose an increment now and then.
+struct WorkloadStats {
+  uint64_t inserts = 0;             // single-writer inserts (Insert, Add), batches aside
+  uint64_t concurrent_inserts = 0;  // InsertConcurrently, Add(concurrent), batches aside
+  uint64_t batches = 0;             // AddBatch calls (the standalone face's Write)
+  uint64_t batch_entries = 0;       // entries added by them
+  uint64_t entry_bytes = 0;         // bytes of the inserted rows or entries
+  uint64_t gets = 0;                // point reads (Get, GetRows, Contains, MultiGet's keys)
+  uint64_t sampled_gets = 0;        // point reads whose outcome was looked at (1 in 16)
+  uint64_t sampled_hits = 0;        // of those, how many found their user key
+  uint64_t iterators = 0;           // iterators made
+  uint64_t seeks = 0;               // positioning calls (Seek*, SeekToFirst/Last)
+  uint64_t steps = 0;               // Next and Prev calls
+  uint64_t sampled_keys = 0;        // keys whose size was looked at (1 in 64 inserts)
+  uint64_t sampled_key_bytes = 0;   // their bytes
+  uint64_t sampled_shared_bytes = 0;  // bytes each shares with the writer's previous sample
+  bool bytewise = true;             // the comparator allows a trie and a radix sort
+
+  uint64_t writes() const { return inserts + concurrent_inserts + batch_entries; }
+};
+
+// One memtable's rep, as the policy chose it.
+struct AutoDecision {
+  uint64_t memtable = 0;   // 1 for the lineage's first memtable
+  std::string rep;         // canonical name
+  std::string previous;    // the rep of the memtable before ("" for the first)
+  bool switched = false;   // rep != previous (and there was one before)
+  std::string reason;      // one line: the statistics and costs that decided it
+};
+
+// What a lineage has decided so far.
+struct AutoCounters {
+  uint64_t memtables = 0;  // memtables made
+  uint64_t switches = 0;   // of them, how many changed rep
+  // Memtables made with each candidate, in candidate order.
+  std::vector<std::pair<std::string, uint64_t>> per_rep;
+  // The most recent decisions, oldest first (at most 64).
+  std::vector<AutoDecision> recent;
+};
+
+// The memtables of one column family, one after another: memrep.Auto keeps
+// its history here. The RocksDB face keeps one per factory object (column
+// families that share one factory object share it); the standalone face
+// takes one in MemTableOptions::lineage. Thread-safe.
+class MEMREP_EXPORT RepLineage {
+ public:
+  RepLineage();
+  ~RepLineage();
+  RepLineage(const RepLineage&) = delete;
+  RepLineage& operator=(const RepLineage&) = delete;
+
+  // The decisions so far (empty counters until a memrep.Auto memtable is made).
+  AutoCounters Counters() const;
+  // The statistics of the newest memtable so far (all zero if none).
+  WorkloadStats NewestStats() const;
+
+  // Internal: what memrep.Auto keeps here.
+  struct State;
+  const std::shared_ptr<State>& state() const { return state_; }
+
+ private:
+  std::shared_ptr<State> state_;
+};
+
+}  // namespace memrep

@@ -1,0 +1,191 @@
+#include "auto/auto_rep.h"
+
+#include <atomic>
+
+namespace memrep::auto_rep {
+namespace {
+
+using Counter = WorkloadRecorder::Counter;
+
+std::string_view UserKeyOf(std::string_view internal_key) {
+  return internal_key.size() >= 8 ? internal_key.substr(0, internal_key.size() - 8)
+                                  : internal_key;
+}
+
+// A pending row of the rows face: a row a sampled Allocate handed out on
+// this thread, and the id of the rep that handed it out.
+struct PendingRow {
+  uint64_t rep = 0;
+  const char* row = nullptr;
+};
+thread_local PendingRow pending_row;
+
+std::atomic<uint64_t> next_rep_id{1};
+
+// A sampled point read: the caller's callback, and whether the first entry
+// handed over has the lookup's user key.
+struct GetProbe {
+  std::string_view user_key;
+  void* arg;
+  RowCallback row_callback;
+  EntryCallback entry_callback;
+  bool seen = false;
+  bool hit = false;
+
+  void See(std::string_view key) {
+    if (!seen) hit = key == user_key;
+    seen = true;
+  }
+  static bool OnRow(void* p, const char* row) {
+    auto* probe = static_cast<GetProbe*>(p);
+    probe->See(DecodeRow(row).user_key);
+    return probe->row_callback(probe->arg, row);
+  }
+  static bool OnEntry(void* p, const EntryView& entry) {
+    auto* probe = static_cast<GetProbe*>(p);
+    probe->See(entry.user_key);
+    return probe->entry_callback(probe->arg, entry);
+  }
+};
+
+// Counts seeks and steps in its own fields; hands them to the recorder at
+// each positioning call and when it is destroyed.
+class CountingIterator final : public RepIterator {
+ public:
+  CountingIterator(std::unique_ptr<RepIterator> inner, WorkloadRecorder* recorder)
+      : inner_(std::move(inner)), recorder_(recorder) {}
+  ~CountingIterator() override { Flush(); }
+
+  bool Valid() const override { return inner_->Valid(); }
+  EntryView entry() const override { return inner_->entry(); }
+  const char* row() const override { return inner_->row(); }
+  Status status() const override { return inner_->status(); }
+  void SeekToFirst() override {
+    Positioned();
+    inner_->SeekToFirst();
+  }
+  void SeekToLast() override {
+    Positioned();
+    inner_->SeekToLast();
+  }
+  void Seek(std::string_view internal_key) override {
+    Positioned();
+    inner_->Seek(internal_key);
+  }
+  void SeekForPrev(std::string_view internal_key) override {
+    Positioned();
+    inner_->SeekForPrev(internal_key);
+  }
+  void Next() override {
+    ++steps_;
+    inner_->Next();
+  }
+  void Prev() override {
+    ++steps_;
+    inner_->Prev();
+  }
+
+ private:
+  void Positioned() {
+    ++seeks_;
+    Flush();
+  }
+  void Flush() {
+    if (seeks_ != 0) recorder_->Add(Counter::kSeeks, seeks_);
+    if (steps_ != 0) recorder_->Add(Counter::kSteps, steps_);
+    seeks_ = steps_ = 0;
+  }
+
+  const std::unique_ptr<RepIterator> inner_;
+  WorkloadRecorder* const recorder_;
+  uint64_t seeks_ = 0;
+  uint64_t steps_ = 0;
+};
+
+}  // namespace
+
+AutoRep::AutoRep(std::unique_ptr<Rep> inner, std::shared_ptr<WorkloadRecorder> recorder)
+    : inner_(std::move(inner)),
+      recorder_(std::move(recorder)),
+      // relaxed: only uniqueness matters.
+      id_(next_rep_id.fetch_add(1, std::memory_order_relaxed)) {}
+
+AutoRep::~AutoRep() {
+  if (pending_row.rep == id_) pending_row = PendingRow{};
+}
+
+void AutoRep::SamplePendingRow() {
+  if (pending_row.rep != id_) return;
+  recorder_->SampleKey(DecodeRow(pending_row.row).user_key);
+  pending_row = PendingRow{};
+}
+
+Status AutoRep::Allocate(size_t len, KeyHandle* handle, char** row) {
+  SamplePendingRow();
+  Status s = inner_->Allocate(len, handle, row);
+  if (s.ok() && recorder_->CountAllocation(len)) pending_row = PendingRow{id_, *row};
+  return s;
+}
+
+bool AutoRep::Insert(KeyHandle handle) {
+  recorder_->Add(Counter::kInserts);
+  return inner_->Insert(handle);
+}
+
+bool AutoRep::InsertConcurrently(KeyHandle handle) {
+  recorder_->Add(Counter::kConcurrentInserts);
+  return inner_->InsertConcurrently(handle);
+}
+
+void AutoRep::GetRows(std::string_view internal_key, void* arg, RowCallback callback) const {
+  if (!recorder_->CountGet()) return inner_->GetRows(internal_key, arg, callback);
+  GetProbe probe{UserKeyOf(internal_key), arg, callback, nullptr};
+  inner_->GetRows(internal_key, &probe, &GetProbe::OnRow);
+  recorder_->CountGetOutcome(probe.hit);
+}
+
+bool AutoRep::Contains(std::string_view internal_key) const {
+  recorder_->Add(Counter::kGets);
+  return inner_->Contains(internal_key);
+}
+
+Status AutoRep::Add(const EntryView& entry, bool concurrent) {
+  if (recorder_->CountAllocation(entry.user_key.size() + entry.value.size() + 8)) {
+    recorder_->SampleKey(entry.user_key);
+  }
+  recorder_->Add(concurrent ? Counter::kConcurrentInserts : Counter::kInserts);
+  return inner_->Add(entry, concurrent);
+}
+
+Status AutoRep::AddBatch(std::span<const EntryView> entries, bool concurrent) {
+  uint64_t bytes = 0;
+  for (const EntryView& e : entries) bytes += e.user_key.size() + e.value.size() + 8;
+  recorder_->Add(Counter::kBatches);
+  recorder_->Add(Counter::kBatchEntries, entries.size());
+  if (!entries.empty() && recorder_->CountAllocation(bytes)) {
+    recorder_->SampleKey(entries.front().user_key);
+  }
+  return inner_->AddBatch(entries, concurrent);
+}
+
+void AutoRep::Get(std::string_view internal_key, void* arg, EntryCallback callback) const {
+  if (!recorder_->CountGet()) return inner_->Get(internal_key, arg, callback);
+  GetProbe probe{UserKeyOf(internal_key), arg, nullptr, callback};
+  inner_->Get(internal_key, &probe, &GetProbe::OnEntry);
+  recorder_->CountGetOutcome(probe.hit);
+}
+
+void AutoRep::MultiGet(std::span<const std::string_view> internal_keys, void* arg,
+                       MultiEntryCallback callback) const {
+  recorder_->Add(Counter::kGets, internal_keys.size());
+  inner_->MultiGet(internal_keys, arg, callback);
+}
+
+std::unique_ptr<RepIterator> AutoRep::NewIterator() const {
+  recorder_->Add(Counter::kIterators);
+  std::unique_ptr<RepIterator> inner = inner_->NewIterator();
+  if (inner == nullptr) return nullptr;
+  return std::make_unique<CountingIterator>(std::move(inner), recorder_.get());
+}
+
+}  // namespace memrep::auto_rep

@@ -1,0 +1,116 @@
+#include "auto/policy.h"
+
+#include <cstdio>
+
+namespace memrep::auto_rep {
+
+const std::vector<RepCosts>& CostTable() {
+  // ns per operation: insert, concurrent insert, batch entry, get, seek, step.
+  // From memrep_bench at 140,000 entries of 16 + 100 bytes (a 16 MiB
+  // memtable), rep face, while the memtable takes writes; docs/auto.md
+  // ("The cost table") gives the commands and the runs.
+  static const std::vector<RepCosts> table = {
+      {"memrep.SortedHash", {{120, 200, 110, 320, 800, 30}}},
+      {"memrep.Vector", {{80, 90, 70, 1500, 1500, 30}}},
+      {"memrep.Trie", {{160, 270, 160, 145, 600, 25}}},
+      {"memrep.Columnar", {{160, 200, 125, 290, 3000, 30}}},
+  };
+  return table;
+}
+
+const RepCosts& CostsOf(std::string_view rep) {
+  for (const RepCosts& c : CostTable()) {
+    if (c.rep == rep) return c;
+  }
+  return CostTable().front();
+}
+
+std::array<double, kOps> RatesOf(const WorkloadStats& s) {
+  std::array<double, kOps> r{};
+  const uint64_t writes = s.writes();
+  const double per = writes == 0 ? 1.0 : 1.0 / static_cast<double>(writes);
+  r[kInsert] = s.inserts * per;
+  r[kConcurrentInsert] = s.concurrent_inserts * per;
+  r[kBatchEntry] = s.batch_entries * per;
+  r[kGet] = s.gets * per;
+  r[kSeek] = s.seeks * per;
+  r[kStep] = s.steps * per;
+  return r;
+}
+
+namespace {
+
+size_t IndexOf(const std::vector<std::string>& names, const std::string& name) {
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (names[i] == name) return i;
+  }
+  return names.size();
+}
+
+std::string Format(const char* fmt, double a) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, fmt, a);
+  return buf;
+}
+
+}  // namespace
+
+PolicyChoice Choose(const PolicyInput& in) {
+  const size_t n = in.candidates.size();
+  const size_t current = IndexOf(in.candidates, in.current);
+  PolicyChoice choice;
+  if (size_t pin = IndexOf(in.candidates, in.pin); pin < n) {
+    choice.index = pin;
+    choice.reason = "pinned";
+    return choice;
+  }
+  if (in.rotate) {
+    choice.index = current < n ? (current + 1) % n : 0;
+    choice.reason = "rotate: the next candidate in turn";
+    return choice;
+  }
+  if (in.history.empty() || current == n) {
+    const size_t start = IndexOf(in.candidates, in.start);
+    choice.index = start < n ? start : 0;
+    choice.reason = "no history yet: the start rep";
+    return choice;
+  }
+  // Operations per write, the newest memtable weighing most.
+  std::array<double, kOps> rates{};
+  double total_weight = 0, weight = 1;
+  for (const WorkloadStats& s : in.history) {
+    const std::array<double, kOps> r = RatesOf(s);
+    for (size_t op = 0; op < kOps; ++op) rates[op] += weight * r[op];
+    total_weight += weight;
+    weight /= 2;
+  }
+  for (double& r : rates) r /= total_weight;
+
+  std::vector<double> cost(n, 0);
+  size_t best = current;
+  for (size_t i = 0; i < n; ++i) {
+    const RepCosts& c = CostsOf(in.candidates[i]);
+    for (size_t op = 0; op < kOps; ++op) cost[i] += rates[op] * c.ns[op];
+    if (cost[i] < cost[best]) best = i;
+  }
+  const bool switch_rep =
+      best != current && cost[best] <= cost[current] * (100 - in.margin_percent) / 100.0;
+  choice.index = switch_rep ? best : current;
+
+  std::string why = "per write: " + Format("%.2f", rates[kGet]) + " gets, " +
+                    Format("%.2f", rates[kSeek]) + " seeks, " + Format("%.1f", rates[kStep]) +
+                    " steps, " + Format("%.2f", rates[kConcurrentInsert]) + " concurrent, " +
+                    Format("%.2f", rates[kBatchEntry]) + " batched; est. ns/write:";
+  for (size_t i = 0; i < n; ++i) {
+    why += " " + in.candidates[i] + "=" + Format("%.0f", cost[i]) + (i == best ? "*" : "");
+  }
+  why += switch_rep ? "; switch (the best is " + std::to_string(in.margin_percent) +
+                          "% or more below the current)"
+                    : (best == current ? "; keep (the current is the best)"
+                                       : "; keep (the best is within the " +
+                                             std::to_string(in.margin_percent) + "% margin)");
+  choice.reason = why;
+  return choice;
+}
+
+}  // namespace memrep::auto_rep

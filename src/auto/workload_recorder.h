@@ -1,0 +1,161 @@
+// WorkloadRecorder: one memtable's WorkloadStats, counted on the hot paths
+// with no shared counter.
+//
+// Counters live in 16 cache-line-aligned shards; a thread counts in the shard
+// of its ThreadSlot (the first 16 threads of the process each have their
+// own). A count is a relaxed load and a relaxed store of the thread's own
+// line, as cheap as a plain increment: no locked instruction, no line
+// bouncing between writers.
+//
+// Invariants and memory orders:
+//  - Every counter only grows, except when two threads that share a shard
+//    (slots equal modulo 16) count at the same instant: one increment may
+//    then be lost. Statistics are an estimate; nothing is ordered by them.
+//  - Snapshot sums the shards with relaxed loads, from any thread, at any
+//    time: a sum may miss the last increments of a running thread.
+//  - Key sampling keeps the previous sampled key per shard in the shard's
+//    buffer, written only by a thread of that shard; a reader never reads
+//    it. Two threads sharing a shard may interleave their writes to it: the
+//    buffer is an atomic byte array, so that is a wrong prefix length (an
+//    estimate), never a data race.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <string_view>
+
+#include "concurrency/thread_slot.h"
+#include "memrep/auto.h"
+
+namespace memrep::auto_rep {
+
+class WorkloadRecorder {
+ public:
+  enum Counter : uint32_t {
+    kInserts,
+    kConcurrentInserts,
+    kBatches,
+    kBatchEntries,
+    kEntryBytes,
+    kGets,
+    kSampledGets,
+    kSampledHits,
+    kIterators,
+    kSeeks,
+    kSteps,
+    kSampledKeys,
+    kSampledKeyBytes,
+    kSampledSharedBytes,
+    kCounters
+  };
+  // One in this many inserts has its key sampled; one in kGetSampleEvery
+  // gets has its outcome looked at.
+  static constexpr uint32_t kKeySampleEvery = 64;
+  static constexpr uint32_t kGetSampleEvery = 16;
+  static constexpr size_t kSampledPrefix = 32;  // bytes of a key kept to compare with the next
+
+  explicit WorkloadRecorder(bool bytewise) : bytewise_(bytewise) {}
+
+  // Adds `n` to a counter of the calling thread's shard.
+  void Add(Counter counter, uint64_t n = 1) {
+    std::atomic<uint64_t>& c = Mine().counts[counter];
+    c.store(c.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+  }
+
+  // Counts `bytes` bytes of entries written and says whether one of their
+  // keys should be sampled (SampleKey): one call in kKeySampleEvery.
+  bool CountAllocation(uint64_t bytes) {
+    Shard& s = Mine();
+    Bump(s.counts[kEntryBytes], bytes);
+    return ++Tick(s) % kKeySampleEvery == 0;
+  }
+
+  // Whether this get's outcome should be looked at (CountGetOutcome).
+  bool CountGet() {
+    Shard& s = Mine();
+    Bump(s.counts[kGets], 1);
+    return ++Tick(s) % kGetSampleEvery == 0;
+  }
+  void CountGetOutcome(bool hit) {
+    Shard& s = Mine();
+    Bump(s.counts[kSampledGets], 1);
+    if (hit) Bump(s.counts[kSampledHits], 1);
+  }
+
+  // Records a sampled user key: its size, and the bytes it shares with the
+  // previous key sampled in this shard.
+  void SampleKey(std::string_view user_key) {
+    Shard& s = Mine();
+    const size_t keep = std::min(user_key.size(), kSampledPrefix);
+    const size_t prev_len = s.prev_len.load(std::memory_order_relaxed);
+    size_t shared = 0;
+    const size_t limit = std::min(keep, prev_len);
+    while (shared < limit &&
+           s.prev[shared].load(std::memory_order_relaxed) == user_key[shared]) {
+      ++shared;
+    }
+    for (size_t i = 0; i < keep; ++i) s.prev[i].store(user_key[i], std::memory_order_relaxed);
+    s.prev_len.store(keep, std::memory_order_relaxed);
+    if (prev_len == 0) return;  // the shard's first sample has nothing to compare with
+    Bump(s.counts[kSampledKeys], 1);
+    Bump(s.counts[kSampledKeyBytes], user_key.size());
+    Bump(s.counts[kSampledSharedBytes], shared);
+  }
+
+  // The counts so far, summed over the shards.
+  WorkloadStats Snapshot() const {
+    std::array<uint64_t, kCounters> sum{};
+    for (const Shard& s : shards_) {
+      for (uint32_t i = 0; i < kCounters; ++i) sum[i] += s.counts[i].load(std::memory_order_relaxed);
+    }
+    WorkloadStats w;
+    w.inserts = sum[kInserts];
+    w.concurrent_inserts = sum[kConcurrentInserts];
+    w.batches = sum[kBatches];
+    w.batch_entries = sum[kBatchEntries];
+    w.entry_bytes = sum[kEntryBytes];
+    w.gets = sum[kGets];
+    w.sampled_gets = sum[kSampledGets];
+    w.sampled_hits = sum[kSampledHits];
+    w.iterators = sum[kIterators];
+    w.seeks = sum[kSeeks];
+    w.steps = sum[kSteps];
+    w.sampled_keys = sum[kSampledKeys];
+    w.sampled_key_bytes = sum[kSampledKeyBytes];
+    w.sampled_shared_bytes = sum[kSampledSharedBytes];
+    w.bytewise = bytewise_;
+    return w;
+  }
+
+ private:
+  static constexpr size_t kShards = 16;
+  struct alignas(concurrency::kCacheLine) Shard {
+    std::array<std::atomic<uint64_t>, kCounters> counts{};
+    std::atomic<uint64_t> tick{0};  // drives sampling
+    std::atomic<size_t> prev_len{0};
+    std::array<std::atomic<char>, kSampledPrefix> prev{};
+  };
+
+  static void Bump(std::atomic<uint64_t>& c, uint64_t n) {
+    c.store(c.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+  }
+  // The shard's sampling tick, advanced by one (lossy as the counters are).
+  struct TickRef {
+    std::atomic<uint64_t>& t;
+    uint64_t operator++() {
+      const uint64_t v = t.load(std::memory_order_relaxed) + 1;
+      t.store(v, std::memory_order_relaxed);
+      return v;
+    }
+  };
+  static TickRef Tick(Shard& s) { return TickRef{s.tick}; }
+
+  Shard& Mine() { return shards_[concurrency::ThreadSlot() % kShards]; }
+
+  std::array<Shard, kShards> shards_;
+  const bool bytewise_;
+};
+
+}  // namespace memrep::auto_rep
