@@ -8,6 +8,7 @@
 #include <rocksdb/write_buffer_manager.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "comparator_probe.h"
 #include "format/coding.h"
@@ -194,6 +195,71 @@ TEST_F(PluginDbTest, OptionsFileRoundTrips) {
   std::string v;
   ASSERT_TRUE(db->Get(rdb::ReadOptions(), "k", &v).ok());
   EXPECT_EQ(v, "v");
+}
+
+TEST_F(PluginDbTest, AutoChoosesPerMemtableLogsEachDecisionAndCountsThem) {
+  rdb::Options options;
+  options.create_if_missing = true;
+  options.write_buffer_size = 256 << 10;
+  ASSERT_TRUE(Create("id=memrep.Auto; candidates=memrep.SortedHash,memrep.Vector,memrep.Trie",
+                     &options.memtable_factory)
+                  .ok());
+  rdb::DB* raw;
+  ASSERT_TRUE(rdb::DB::Open(options, path_, &raw).ok());
+  std::unique_ptr<rdb::DB> db(raw);
+  rdb::WriteOptions wo;
+  wo.disableWAL = true;
+  const std::string value(100, 'v');
+  // Writes alone, then writes that each read the key back: the policy goes
+  // from the start rep to the writer, then to a reader.
+  for (int phase = 0; phase < 2; ++phase) {
+    for (int i = 0; i < 20000; ++i) {
+      const std::string key = "key" + std::to_string(phase * 100000 + (i * 7919) % 20000);
+      ASSERT_TRUE(db->Put(wo, key, value).ok());
+      std::string v;
+      if (phase == 1) {
+        ASSERT_TRUE(db->Get(rdb::ReadOptions(), key, &v).ok());
+      }
+    }
+  }
+  AutoCounters c;
+  ASSERT_TRUE(GetAutoCounters(*options.memtable_factory, &c).ok());
+  EXPECT_GE(c.memtables, 10u);
+  ASSERT_FALSE(c.recent.empty());
+  EXPECT_EQ(c.recent.front().rep, "memrep.SortedHash") << "the first candidate starts";
+  EXPECT_EQ(c.recent.back().rep, "memrep.Trie") << c.recent.back().reason;
+  bool vector_seen = false;
+  for (const AutoDecision& d : c.recent) vector_seen = vector_seen || d.rep == "memrep.Vector";
+  EXPECT_TRUE(vector_seen);
+  EXPECT_GE(c.switches, 2u);
+  // Every key reads back after the switches.
+  std::string v;
+  ASSERT_TRUE(db->Get(rdb::ReadOptions(), "key" + std::to_string(7919 % 20000), &v).ok());
+  EXPECT_EQ(v, value);
+  db.reset();
+  // One line per memtable in the LOG.
+  std::ifstream log(path_ + "/LOG");
+  std::string line;
+  int lines = 0;
+  while (std::getline(log, line)) lines += line.find("memrep.Auto: memtable ") != std::string::npos;
+  EXPECT_GE(lines, static_cast<int>(c.memtables) - 1);
+  // A factory of another rep has no decisions; a factory not memrep's is NotFound.
+  std::shared_ptr<rdb::MemTableRepFactory> sorted_hash;
+  ASSERT_TRUE(Create("memrep.SortedHash", &sorted_hash).ok());
+  ASSERT_TRUE(GetAutoCounters(*sorted_hash, &c).ok());
+  EXPECT_EQ(c.memtables, 0u);
+  EXPECT_TRUE(GetAutoCounters(rdb::SkipListFactory(), &c).IsNotFound());
+}
+
+TEST_F(PluginDbTest, AutoRefusesACandidateThatCannotServeTheColumnFamily) {
+  rdb::Options options;
+  options.create_if_missing = true;
+  options.write_buffer_size = uint64_t{12} << 30;  // beyond the sorted hash's row region
+  ASSERT_TRUE(Create("auto", &options.memtable_factory).ok());
+  rdb::DB* raw;
+  const rdb::Status s = rdb::DB::Open(options, path_, &raw);
+  ASSERT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.ToString().find("remove it from candidates"), std::string::npos) << s.ToString();
 }
 
 TEST_F(PluginDbTest, AWriteBufferManagerCountsTheEntries) {

@@ -87,10 +87,12 @@ PolicyChoice Choose(const PolicyInput& in) {
   for (double& r : rates) r /= total_weight;
 
   std::vector<double> cost(n, 0);
-  size_t best = current;
   for (size_t i = 0; i < n; ++i) {
     const RepCosts& c = CostsOf(in.candidates[i]);
     for (size_t op = 0; op < kOps; ++op) cost[i] += rates[op] * c.ns[op];
+  }
+  size_t best = current;
+  for (size_t i = 0; i < n; ++i) {
     if (cost[i] < cost[best]) best = i;
   }
   const bool switch_rep =

@@ -92,12 +92,9 @@ RepTraits TraitsOf(const registry::AnyOptions& any) {
     t.new_iterator_while_mutable =
         std::max(t.new_iterator_while_mutable, c.new_iterator_while_mutable);
     t.file_backed = t.file_backed || c.file_backed;
-    if (c.max_memtable_bytes != 0) {
-      t.max_memtable_bytes = t.max_memtable_bytes == 0
-                                 ? c.max_memtable_bytes
-                                 : std::min(t.max_memtable_bytes, c.max_memtable_bytes);
-    }
   }
+  // max_memtable_bytes stays 0: CheckWriteBufferSize asks each candidate,
+  // and names the one that does not fit.
   return any_candidate ? t : RepTraits{};
 }
 

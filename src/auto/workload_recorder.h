@@ -76,7 +76,7 @@ class WorkloadRecorder {
   bool CountGet() {
     Shard& s = Mine();
     Bump(s.counts[kGets], 1);
-    return ++Tick(s) % kGetSampleEvery == 0;
+    return ++TickRef{s.get_tick} % kGetSampleEvery == 0;
   }
   void CountGetOutcome(bool hit) {
     Shard& s = Mine();
@@ -133,7 +133,8 @@ class WorkloadRecorder {
   static constexpr size_t kShards = 16;
   struct alignas(concurrency::kCacheLine) Shard {
     std::array<std::atomic<uint64_t>, kCounters> counts{};
-    std::atomic<uint64_t> tick{0};  // drives sampling
+    std::atomic<uint64_t> tick{0};      // drives key sampling
+    std::atomic<uint64_t> get_tick{0};  // drives get sampling
     std::atomic<size_t> prev_len{0};
     std::array<std::atomic<char>, kSampledPrefix> prev{};
   };

@@ -1,0 +1,346 @@
+// memrep.Auto: its statistics, its policy's decision table, its options, and
+// its choices across the memtables of a lineage (the standalone face).
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "auto/policy.h"
+#include "auto/workload_recorder.h"
+#include "memrep/auto.h"
+#include "memrep/memtable.h"
+#include "memrep/registry.h"
+
+namespace memrep {
+namespace {
+
+using auto_rep::Choose;
+using auto_rep::PolicyInput;
+using auto_rep::WorkloadRecorder;
+
+const std::vector<std::string> kAll = {"memrep.SortedHash", "memrep.Vector", "memrep.Trie",
+                                       "memrep.Columnar"};
+
+WorkloadStats Writes(uint64_t n) {
+  WorkloadStats s;
+  s.inserts = n;
+  return s;
+}
+
+PolicyInput Input(std::string current, std::vector<WorkloadStats> history,
+                  std::vector<std::string> candidates = kAll) {
+  PolicyInput in;
+  in.candidates = std::move(candidates);
+  in.current = std::move(current);
+  in.history = std::move(history);
+  return in;
+}
+
+std::string Chosen(const PolicyInput& in) { return in.candidates[Choose(in).index]; }
+
+// ---- The decision table (docs/auto.md) ----
+
+TEST(AutoPolicy, WritesAloneChooseTheFastestWriter) {
+  EXPECT_EQ(Chosen(Input("memrep.SortedHash", {Writes(100000)})), "memrep.Vector");
+  WorkloadStats batched;
+  batched.batch_entries = 100000;
+  batched.batches = 100;
+  EXPECT_EQ(Chosen(Input("memrep.Trie", {batched})), "memrep.Vector");
+  WorkloadStats concurrent;
+  concurrent.concurrent_inserts = 100000;
+  EXPECT_EQ(Chosen(Input("memrep.SortedHash", {concurrent})), "memrep.Vector");
+}
+
+TEST(AutoPolicy, PointReadsWhileWritingChooseTheBestReader) {
+  WorkloadStats s = Writes(100000);
+  s.gets = 50000;
+  EXPECT_EQ(Chosen(Input("memrep.Vector", {s})), "memrep.Trie");
+  // Without the bytewise reps (a custom comparator leaves them out), the
+  // hash index reads best.
+  EXPECT_EQ(Chosen(Input("memrep.Vector", {s}, {"memrep.SortedHash", "memrep.Vector"})),
+            "memrep.SortedHash");
+}
+
+TEST(AutoPolicy, ScansWhileWritingChooseTheTrie) {
+  WorkloadStats s = Writes(100000);
+  s.seeks = 50000;
+  s.steps = 800000;
+  EXPECT_EQ(Chosen(Input("memrep.Vector", {s})), "memrep.Trie");
+  EXPECT_EQ(Chosen(Input("memrep.Columnar", {s}, {"memrep.SortedHash", "memrep.Columnar"})),
+            "memrep.SortedHash");
+}
+
+TEST(AutoPolicy, AFewReadsDoNotOutweighWrites) {
+  WorkloadStats s = Writes(100000);
+  s.gets = 100;  // 0.001 per write
+  EXPECT_EQ(Chosen(Input("memrep.Vector", {s})), "memrep.Vector");
+}
+
+TEST(AutoPolicy, HysteresisKeepsARepWithinTheMargin) {
+  // Reads at the rate where the sorted hash and the trie cost about the
+  // same: whichever is current stays.
+  WorkloadStats s = Writes(100000);
+  s.gets = 10000;
+  PolicyInput in = Input("memrep.SortedHash", {s}, {"memrep.SortedHash", "memrep.Trie"});
+  in.margin_percent = 15;
+  EXPECT_EQ(Chosen(in), "memrep.SortedHash");
+  in.current = "memrep.Trie";
+  EXPECT_EQ(Chosen(in), "memrep.Trie");
+  // With no margin, the cheaper one wins from either side.
+  in.margin_percent = 0;
+  const std::string best = Chosen(in);
+  in.current = best == "memrep.Trie" ? "memrep.SortedHash" : "memrep.Trie";
+  EXPECT_EQ(Chosen(in), best);
+}
+
+TEST(AutoPolicy, TheNewestMemtableWeighsMost) {
+  WorkloadStats reads = Writes(100000);
+  reads.gets = 100000;
+  // A read-heavy memtable after a write-only one: reads decide.
+  EXPECT_EQ(Chosen(Input("memrep.Vector", {reads, Writes(100000)})), "memrep.Trie");
+  // A write-only memtable after a read-heavy one: the history still reads
+  // 1/3 of a get per write (weights 1 and 1/2), enough to stay on the trie.
+  EXPECT_EQ(Chosen(Input("memrep.Trie", {Writes(100000), reads})), "memrep.Trie");
+  // Two write-only memtables: the writer wins.
+  EXPECT_EQ(Chosen(Input("memrep.Trie", {Writes(100000), Writes(100000)})), "memrep.Vector");
+}
+
+TEST(AutoPolicy, PinRotateAndStart) {
+  PolicyInput in = Input("memrep.SortedHash", {Writes(1000)});
+  in.pin = "memrep.Columnar";
+  EXPECT_EQ(Chosen(in), "memrep.Columnar");
+  EXPECT_EQ(Choose(in).reason, "pinned");
+  in.pin.clear();
+  in.rotate = true;
+  EXPECT_EQ(Chosen(in), "memrep.Vector");
+  in.current = "memrep.Columnar";
+  EXPECT_EQ(Chosen(in), "memrep.SortedHash");
+  in.rotate = false;
+  in.history.clear();
+  in.current.clear();
+  in.start = "memrep.Trie";
+  EXPECT_EQ(Chosen(in), "memrep.Trie");
+  in.start.clear();
+  EXPECT_EQ(Chosen(in), "memrep.SortedHash") << "no start: the first candidate";
+}
+
+TEST(AutoPolicy, TheReasonNamesTheRatesAndTheCosts) {
+  WorkloadStats s = Writes(1000);
+  s.gets = 500;
+  const std::string reason = Choose(Input("memrep.Vector", {s})).reason;
+  EXPECT_NE(reason.find("0.50 gets"), std::string::npos) << reason;
+  EXPECT_NE(reason.find("memrep.Trie="), std::string::npos) << reason;
+  EXPECT_NE(reason.find("switch"), std::string::npos) << reason;
+}
+
+// ---- The recorder ----
+
+TEST(AutoStats, CountsFromManyThreadsAreExactUpToSixteen) {
+  WorkloadRecorder recorder(/*bytewise=*/true);
+  constexpr int kThreads = 8, kEach = 20000;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < kEach; ++i) {
+        recorder.Add(WorkloadRecorder::kConcurrentInserts);
+        if (recorder.CountAllocation(10)) recorder.SampleKey("prefix-" + std::to_string(i));
+        (void)recorder.CountGet();
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  const WorkloadStats s = recorder.Snapshot();
+  // Threads of this test have distinct slots unless the process already
+  // numbered more than 16 threads; the counts are then an estimate.
+  EXPECT_EQ(s.concurrent_inserts, uint64_t{kThreads} * kEach);
+  EXPECT_EQ(s.gets, uint64_t{kThreads} * kEach);
+  EXPECT_EQ(s.entry_bytes, uint64_t{kThreads} * kEach * 10);
+  EXPECT_GT(s.sampled_keys, 0u);
+  // Every sampled key starts with "prefix-": at least 7 shared bytes.
+  EXPECT_GE(s.sampled_shared_bytes, 7 * s.sampled_keys);
+  EXPECT_TRUE(s.bytewise);
+}
+
+// ---- Options ----
+
+TEST(AutoOptions, RefusesCandidatesThatCannotBeChosen) {
+  RepSpec spec;
+  Status s = RepSpec::Parse("id=memrep.Auto; candidates=sorted_hash,nosuch", &spec);
+  EXPECT_TRUE(s.IsInvalidArgument());
+  EXPECT_NE(s.message().find("'nosuch' is not a registered rep"), std::string::npos) << s.message();
+  s = RepSpec::Parse("id=memrep.Auto; candidates=auto,vector_rep", &spec);
+  EXPECT_NE(s.message().find("its own candidate"), std::string::npos) << s.message();
+  s = RepSpec::Parse("id=memrep.Auto; candidates=sorted_hash,memrep.SortedHash", &spec);
+  EXPECT_NE(s.message().find("listed twice"), std::string::npos) << s.message();
+  s = RepSpec::Parse("id=memrep.Auto; candidates=sorted_hash,vector_rep; pin=trie", &spec);
+  EXPECT_NE(s.message().find("pin=trie is not one of the candidates"), std::string::npos)
+      << s.message();
+  s = RepSpec::Parse("id=memrep.Auto; candidates=sorted_hash,,vector_rep", &spec);
+  EXPECT_NE(s.message().find("empty name"), std::string::npos) << s.message();
+  s = RepSpec::Parse("id=memrep.Auto; policy=random", &spec);
+  EXPECT_TRUE(s.IsInvalidArgument());
+  EXPECT_TRUE(RepSpec::Parse("id=memrep.Auto; candidates=sorted_hash, vector_rep; pin=vector_rep",
+                             &spec)
+                  .ok());
+}
+
+TEST(AutoOptions, TraitsAreThoseTheCandidatesShare) {
+  RepSpec spec;
+  ASSERT_TRUE(RepSpec::Parse("id=memrep.Auto; candidates=memrep.SortedHash,memrep.Trie", &spec).ok());
+  EXPECT_EQ(spec.traits().duplicates, RepTraits::Duplicates::kAll);
+  EXPECT_EQ(spec.traits().comparators, RepTraits::Comparators::kByteEquality);
+  EXPECT_EQ(spec.traits().point_read_while_mutable, RepTraits::Cost::kLogarithmic);
+  ASSERT_TRUE(spec.Set("candidates", "memrep.Trie,memrep.Vector").ok());
+  EXPECT_EQ(spec.traits().duplicates, RepTraits::Duplicates::kInBatch);
+  EXPECT_EQ(spec.traits().comparators, RepTraits::Comparators::kAny);
+  EXPECT_TRUE(spec.traits().concurrent_insert);
+}
+
+TEST(AutoOptions, SpecRoundTrips) {
+  AutoOptions o;
+  o.candidates = "memrep.Vector,memrep.Trie";
+  o.pin = "memrep.Trie";
+  o.margin_percent = 30;
+  ASSERT_TRUE(o.Validate().ok()) << o.Validate().ToString();
+  RepSpec spec;
+  ASSERT_TRUE(RepSpec::Parse(o.Spec(), &spec).ok()) << o.Spec();
+  std::string value;
+  ASSERT_TRUE(spec.Get("pin", &value).ok());
+  EXPECT_EQ(value, "memrep.Trie");
+  ASSERT_TRUE(RepSpec::Parse(spec.ToString(), &spec).ok()) << spec.ToString();
+  o.pin = "memrep.Columnar";
+  EXPECT_TRUE(o.Validate().IsInvalidArgument());
+}
+
+// ---- A lineage of memtables (the standalone face) ----
+
+std::string Key(uint64_t i) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(i * 0x9E3779B97F4A7C15ull));
+  return buf;
+}
+
+class AutoLineage : public ::testing::Test {
+ protected:
+  // A new memtable of the lineage, as an engine switches to it.
+  std::unique_ptr<MemTable> Next(const std::string& rep = "memrep.Auto") {
+    MemTableOptions o;
+    o.rep = rep;
+    o.write_buffer_size = 4 << 20;
+    o.lineage = lineage_;
+    std::unique_ptr<MemTable> t;
+    Status s = MemTable::Open(o, &t);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    return t;
+  }
+  std::string Current() const { return lineage_->Counters().recent.back().rep; }
+
+  void Fill(MemTable& t, bool read) {
+    for (int i = 0; i < 3000; ++i) {
+      ASSERT_TRUE(t.Put(Key(seq_), "value", seq_).ok());
+      ++seq_;
+      if (read) {
+        std::string v;
+        EXPECT_TRUE(t.Get(Key(seq_ - 1), kMaxSequenceNumber, &v).ok());
+      }
+    }
+  }
+
+  std::shared_ptr<RepLineage> lineage_ = std::make_shared<RepLineage>();
+  uint64_t seq_ = 1;
+};
+
+TEST_F(AutoLineage, ItSettlesOnEachPhasesRepWithinTwoSwitches) {
+  auto t = Next();
+  EXPECT_EQ(Current(), "memrep.SortedHash") << "the start rep";
+  // A write-only phase, then a read-heavy one, then write-only again.
+  for (bool read : {false, true, false}) {
+    size_t changes = 0;
+    std::string previous = Current();
+    for (int m = 0; m < 5; ++m) {
+      Fill(*t, read);
+      ASSERT_TRUE(t->Freeze().ok());
+      t = Next();
+      if (Current() != previous) ++changes;
+      previous = Current();
+    }
+    EXPECT_EQ(Current(), read ? "memrep.Trie" : "memrep.Vector");
+    EXPECT_LE(changes, 2u);
+  }
+  const AutoCounters c = lineage_->Counters();
+  EXPECT_EQ(c.memtables, 16u);
+  EXPECT_GE(c.switches, 3u);
+  EXPECT_LE(c.switches, 6u);
+  uint64_t total = 0;
+  for (const auto& [rep, n] : c.per_rep) total += n;
+  EXPECT_EQ(total, c.memtables);
+  EXPECT_TRUE(c.recent.back().reason.find("per write") != std::string::npos)
+      << c.recent.back().reason;
+}
+
+TEST_F(AutoLineage, StatisticsCountWhatTheMemtableWasAsked) {
+  auto t = Next();
+  Fill(*t, /*read=*/true);
+  std::unique_ptr<MemTableIterator> it;
+  ASSERT_TRUE(t->NewIterator(&it).ok());
+  it->Seek(Key(5));
+  for (int i = 0; i < 9 && it->Valid(); ++i) it->Next();
+  it.reset();
+  WriteBatch batch;
+  for (int i = 0; i < 10; ++i) ASSERT_TRUE(batch.Put("batch" + std::to_string(i), "v").ok());
+  ASSERT_TRUE(t->Write(batch, 1'000'000).ok());
+  std::string v;
+  for (int i = 0; i < 320; ++i) EXPECT_TRUE(t->Get("absent" + std::to_string(i), kMaxSequenceNumber, &v).IsNotFound());
+  const WorkloadStats s = lineage_->NewestStats();
+  EXPECT_EQ(s.writes(), 3010u);
+  EXPECT_EQ(s.batches, 1u);
+  EXPECT_EQ(s.batch_entries, 10u);
+  EXPECT_EQ(s.gets, 3320u);
+  EXPECT_EQ(s.iterators, 1u);
+  EXPECT_EQ(s.seeks, 1u);
+  EXPECT_EQ(s.steps, 9u);
+  // 1 get in 16 is looked at: 3000 hits, then 320 misses.
+  EXPECT_EQ(s.sampled_gets, s.gets / WorkloadRecorder::kGetSampleEvery);
+  EXPECT_NEAR(static_cast<double>(s.sampled_hits), 3000.0 / 16, 2);
+  EXPECT_GT(s.sampled_keys, 0u);
+  EXPECT_EQ(s.sampled_key_bytes, 16 * s.sampled_keys);
+}
+
+TEST_F(AutoLineage, AMemtableWithoutALineageUsesTheStartRep) {
+  MemTableOptions o;
+  o.rep = "id=memrep.Auto; start=vector_rep";
+  std::unique_ptr<MemTable> t;
+  ASSERT_TRUE(MemTable::Open(o, &t).ok());
+  EXPECT_EQ(t->rep_name(), "memrep.Auto");
+  ASSERT_TRUE(t->Put("a", "1", 1).ok());
+  std::string v;
+  ASSERT_TRUE(t->Get("a", 1, &v).ok());
+  EXPECT_EQ(v, "1");
+}
+
+TEST_F(AutoLineage, ACustomComparatorLeavesTheBytewiseRepsOut) {
+  struct Reverse : UserKeyComparator {
+    const char* Name() const override { return "test.Reverse"; }
+    int Compare(std::string_view a, std::string_view b) const override { return b.compare(a); }
+  };
+  static const Reverse reverse;
+  MemTableOptions o;
+  o.rep = "id=memrep.Auto; policy=rotate";
+  o.comparator = &reverse;
+  o.lineage = lineage_;
+  for (int i = 0; i < 4; ++i) {
+    std::unique_ptr<MemTable> t;
+    ASSERT_TRUE(MemTable::Open(o, &t).ok());
+    EXPECT_TRUE(Current() == "memrep.SortedHash" || Current() == "memrep.Vector") << Current();
+  }
+  o.rep = "id=memrep.Auto; candidates=memrep.Trie,memrep.Columnar";
+  std::unique_ptr<MemTable> t;
+  const Status s = MemTable::Open(o, &t);
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+}
+
+}  // namespace
+}  // namespace memrep
