@@ -43,12 +43,18 @@ struct MEMREP_EXPORT AutoOptions {
   // Hysteresis: the rep changes only if another candidate's estimated cost
   // is at least this many percent below the current rep's.
   uint32_t margin_percent = 15;
+  // How much a nanosecond of a rep's background work (sorting, merging)
+  // counts against one of the writer's, in percent: 100 where the cores are
+  // busy (a small machine, or RocksDB's flushes and compactions beside the
+  // writers), less where cores are spare.
+  uint32_t background_weight_percent = 100;
   // How many recent memtables the policy weighs (newest counts most: weights
   // 1, 1/2, 1/4, ...).
   uint32_t history = 2;
 
   static constexpr uint32_t kMaxMargin = 90;
   static constexpr uint32_t kMaxHistory = 16;
+  static constexpr uint32_t kMaxBackgroundWeight = 400;
 
   // OK, or InvalidArgument naming the bad field and what is accepted.
   Status Validate() const;

@@ -5,9 +5,10 @@
 //
 // The model: every operation a memtable serves costs each rep a measured
 // number of nanoseconds (RepCosts, from memrep_bench runs at a 16 MiB
-// memtable, docs/auto.md). The statistics give how many of each operation a
-// memtable served per write; a rep's estimated cost is the sum of those
-// rates times its costs. The cheapest candidate wins, but the current rep is
+// memtable, docs/auto.md), and every write costs it some background CPU
+// later (sorting, merging), weighed by how busy the cores are. The
+// statistics give how many of each operation a memtable served per write; a
+// rep's estimated cost is the sum of those rates times its costs. The cheapest candidate wins, but the current rep is
 // kept unless the winner is at least margin_percent cheaper (hysteresis).
 #pragma once
 
@@ -29,6 +30,8 @@ enum Op : size_t {
   kGet,               // a point read
   kSeek,              // an iterator positioning call
   kStep,              // Next or Prev
+  kBackground,        // background CPU per write (sorting, merging), scaled by
+                      // background_weight_percent
   kOps
 };
 
@@ -57,6 +60,7 @@ struct PolicyInput {
   std::string start;  // a candidate, or ""
   bool rotate = false;
   uint32_t margin_percent = 15;
+  uint32_t background_weight_percent = 100;
 };
 
 struct PolicyChoice {

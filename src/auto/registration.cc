@@ -168,6 +168,7 @@ Status Make(const registry::AnyOptions& any, const RepContext& context,
   input.start = o.start.empty() ? "" : Canonical(o.start);
   input.rotate = o.policy == "rotate";
   input.margin_percent = o.margin_percent;
+  input.background_weight_percent = o.background_weight_percent;
 
   // Without a lineage, the memtable has a history of its own (none).
   std::shared_ptr<RepLineage::State> state =
@@ -218,6 +219,10 @@ const registry::OptionTable& OptionTableOf() {
                   "each memtable takes the next candidate (for tests)")
           .Count("margin_percent", &O::margin_percent, 0, O::kMaxMargin,
                  "hysteresis: switch only to a rep estimated this many percent cheaper")
+          .Count("background_weight_percent", &O::background_weight_percent, 0,
+                 O::kMaxBackgroundWeight,
+                 "how much a ns of a rep's background work counts against a ns of the writer's "
+                 "(100: the cores are busy)")
           .Count("history", &O::history, 1, O::kMaxHistory,
                  "recent memtables the policy weighs (newest first, weights 1, 1/2, 1/4, ...)");
   return table;
