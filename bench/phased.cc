@@ -9,10 +9,12 @@
 //   bulk       WriteBatches of 1,000 random keys, one writer;
 //   readwrite  one thread alternating a Put of a new key and a Get of one of
 //              the last 10,000 keys written in the phase;
-//   scanwrite  one thread: a Put of a new key, then a range scan (a new
-//              iterator for every scan: Seek to a random key, 16 Next);
+//   scanwrite  one thread: Puts of new keys, and after every 4th a range
+//              scan (a new iterator for every scan: Seek to a random key,
+//              16 Next);
 //   readers    one writer of Puts and 4 reader threads Getting keys among
-//              the last 10,000 the writer wrote, until the writer is done.
+//              the last 10,000 the writer wrote, 2 Gets per write in all;
+//              the phase ends when the writer and every reader are done.
 //
 // Every phase writes enough entries for --switches_per_phase memtable
 // switches, counted by an EventListener and reported. Every Get must find
@@ -70,7 +72,9 @@ using Clock = std::chrono::steady_clock;
 constexpr uint64_t kBatch = 1000;            // entries per WriteBatch in the bulk phase
 constexpr uint64_t kRecent = 10000;          // Gets pick among this many last written keys
 constexpr uint64_t kScanLength = 16;         // Next calls after each scan's Seek
+constexpr uint64_t kWritesPerScan = 4;       // scanwrite: a scan after every 4th Put
 constexpr uint64_t kReaders = 4;             // reader threads of the readers phase
+constexpr uint64_t kReadsPerWrite = 2;       // the readers' Gets, all together, per write
 constexpr uint64_t kEntryOverhead = 20;      // bytes a memtable adds to an entry, for sizing
 constexpr uint64_t kMaxWriteBuffers = 4;     // max_write_buffer_number
 constexpr uint64_t kBackgroundJobs = 2;      // max_background_jobs
@@ -546,13 +550,15 @@ bool ScanWrite(Run& run, const Keys& keys, uint64_t entries, uint64_t* ops, std:
       *error = KeyError("Put", keys[i], s.ToString());
       return false;
     }
-    RandomBytes(&targets, target.data(), target.size());
-    if (!CheckedScan(run, target, error)) return false;
+    if (i % kWritesPerScan == kWritesPerScan - 1) {
+      RandomBytes(&targets, target.data(), target.size());
+      if (!CheckedScan(run, target, error)) return false;
+    }
     if (Failed(run.tracker->MaybePoll(run.counter.sealed()), "GetAutoCounters", error)) {
       return false;
     }
   }
-  *ops = 2 * entries;
+  *ops = entries + entries / kWritesPerScan;
   return true;
 }
 
@@ -572,12 +578,14 @@ struct Shared {
   }
 };
 
-void Reader(Run& run, const Keys& keys, uint64_t id, Shared* shared, uint64_t* gets) {
+// Does `quota` Gets of recent keys, then stops (or at the first failure).
+void Reader(Run& run, const Keys& keys, uint64_t id, uint64_t quota, Shared* shared,
+            uint64_t* gets) {
   std::mt19937_64 picker(Mix64(run.flags.seed + 16 + id));
   std::string found, error;
   while (!shared->go.load(std::memory_order_acquire)) std::this_thread::yield();
   uint64_t done = 0;
-  while (!shared->stop.load(std::memory_order_relaxed)) {
+  while (done < quota && !shared->stop.load(std::memory_order_relaxed)) {
     const uint64_t written = shared->written.load(std::memory_order_acquire);
     if (written == 0) {
       std::this_thread::yield();
@@ -598,7 +606,8 @@ bool Readers(Run& run, const Keys& keys, uint64_t entries, PhaseFigures* figures
   std::vector<uint64_t> gets(kReaders, 0);
   std::vector<std::thread> readers;
   for (uint64_t id = 0; id < kReaders; ++id) {
-    readers.emplace_back(Reader, std::ref(run), std::cref(keys), id, &shared, &gets[id]);
+    readers.emplace_back(Reader, std::ref(run), std::cref(keys), id,
+                         entries * kReadsPerWrite / kReaders, &shared, &gets[id]);
   }
   std::string value = run.values.Buffer();
   const Clock::time_point start = Clock::now();
@@ -614,9 +623,10 @@ bool Readers(Run& run, const Keys& keys, uint64_t entries, PhaseFigures* figures
     s = run.tracker->MaybePoll(run.counter.sealed());
     if (!s.ok()) shared.Fail("GetAutoCounters: " + s.ToString());
   }
-  figures->seconds = Seconds(Clock::now() - start);
-  shared.stop.store(true, std::memory_order_relaxed);
+  // The phase is done when the writer has written and the readers have read
+  // their quotas.
   for (std::thread& t : readers) t.join();
+  figures->seconds = Seconds(Clock::now() - start);
   if (!shared.error.empty()) {
     *error = shared.error;
     return false;
@@ -1005,6 +1015,7 @@ std::vector<std::pair<const char*, uint64_t>> Parameters(const Flags& flags) {
           {"batch", kBatch},
           {"recent", kRecent},
           {"scan_length", kScanLength},
+          {"writes_per_scan", kWritesPerScan},
           {"readers", kReaders},
           {"seed", flags.seed}};
 }
@@ -1091,7 +1102,7 @@ void PrintHeader(const Flags& flags, const std::string& parent, const std::strin
     std::printf(" %s=%s", name, std::to_string(value).c_str());
   }
   std::printf(
-      " db=%s\n  phases: bulk (WriteBatches), readwrite (Put + Get), scanwrite (Put + scan, a "
+      " db=%s\n  phases: bulk (WriteBatches), readwrite (Put + Get), scanwrite (4 Puts + a scan, a "
       "new iterator per scan), readers (1 writer + %llu readers); WAL off, no compression, "
       "allow_concurrent_memtable_write=true\n",
       parent.c_str(), static_cast<unsigned long long>(kReaders));
@@ -1156,7 +1167,8 @@ int main(int argc, char** argv) {
   std::printf(
       "\nMedians over %llu round(s). s: the phase's wall time (keys drawn beforehand); ops/s: "
       "its Puts, Gets and scans (each one op) per second; readers: the writer's Puts per second "
-      "and the %llu readers' Gets per second over the writer's time; total s: the sum of the "
+      "and the %llu readers' Gets per second, both over the phase's time (the phase ends when "
+      "the writes and the readers' Gets, 2 per write, are done); total s: the sum of the "
       "four medians; ÷ best fixed: total over the fastest total among the reps not named Auto; "
       "÷ skip_list: total over skip_list's (lower is faster).\n",
       static_cast<unsigned long long>(flags.rounds), static_cast<unsigned long long>(kReaders));

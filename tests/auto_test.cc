@@ -44,21 +44,29 @@ std::string Chosen(const PolicyInput& in) { return in.candidates[Choose(in).inde
 // ---- The decision table (docs/auto.md) ----
 
 TEST(AutoPolicy, WritesAloneChooseTheCheapestWriterCountingBackgroundWork) {
-  // Busy cores: the trie, which does no background work, beats the vector,
-  // whose appends are cheaper but which sorts everything later.
-  EXPECT_EQ(Chosen(Input("memrep.SortedHash", {Writes(100000)})), "memrep.Trie");
+  // The default weight (half of background work counts): the vector's
+  // appends win, its later sort included.
+  EXPECT_EQ(Chosen(Input("memrep.SortedHash", {Writes(100000)})), "memrep.Vector");
   WorkloadStats batched;
   batched.batch_entries = 100000;
   batched.batches = 100;
-  EXPECT_EQ(Chosen(Input("memrep.SortedHash", {batched})), "memrep.Trie");
-  // Spare cores: background work is free, and the vector's appends win.
-  PolicyInput spare = Input("memrep.SortedHash", {Writes(100000)});
-  spare.background_weight_percent = 0;
-  EXPECT_EQ(Chosen(spare), "memrep.Vector");
-  // Concurrent writers: the vector's per-thread lists win even so.
+  EXPECT_EQ(Chosen(Input("memrep.Trie", {batched})), "memrep.Vector");
+  // Every core busy: the trie, which does no background work, wins.
+  PolicyInput busy = Input("memrep.SortedHash", {Writes(100000)});
+  busy.background_weight_percent = 100;
+  EXPECT_EQ(Chosen(busy), "memrep.Trie");
+  busy.history = {batched};
+  EXPECT_EQ(Chosen(busy), "memrep.Trie");
+  // Spare cores: the vector.
+  busy.background_weight_percent = 0;
+  EXPECT_EQ(Chosen(busy), "memrep.Vector");
+  // Concurrent writers, every core busy: the vector's per-thread lists win
+  // even so.
   WorkloadStats concurrent;
   concurrent.concurrent_inserts = 100000;
-  EXPECT_EQ(Chosen(Input("memrep.SortedHash", {concurrent})), "memrep.Vector");
+  PolicyInput many = Input("memrep.SortedHash", {concurrent});
+  many.background_weight_percent = 100;
+  EXPECT_EQ(Chosen(many), "memrep.Vector");
 }
 
 TEST(AutoPolicy, PointReadsWhileWritingChooseTheBestReader) {
@@ -86,7 +94,7 @@ TEST(AutoPolicy, AFewReadsDoNotOutweighWrites) {
   WorkloadStats s = Writes(100000);
   s.gets = 100;  // 0.001 per write
   EXPECT_EQ(Chosen(Input("memrep.Vector", {s}, kAnyOrder)), "memrep.Vector");
-  s.gets = 20000;  // 0.2 per write: past the crossover (about 0.06)
+  s.gets = 20000;  // 0.2 per write: past the crossover (about 0.05)
   EXPECT_EQ(Chosen(Input("memrep.Vector", {s}, kAnyOrder)), "memrep.SortedHash");
 }
 
@@ -94,7 +102,7 @@ TEST(AutoPolicy, HysteresisKeepsARepWithinTheMargin) {
   // Reads at the rate where the sorted hash and the vector cost about the
   // same: whichever is current stays.
   WorkloadStats s = Writes(100000);
-  s.gets = 6000;
+  s.gets = 4700;
   PolicyInput in = Input("memrep.SortedHash", {s}, kAnyOrder);
   in.margin_percent = 15;
   EXPECT_EQ(Chosen(in), "memrep.SortedHash");

@@ -44,10 +44,10 @@ struct MEMREP_EXPORT AutoOptions {
   // is at least this many percent below the current rep's.
   uint32_t margin_percent = 15;
   // How much a nanosecond of a rep's background work (sorting, merging)
-  // counts against one of the writer's, in percent: 100 where the cores are
-  // busy (a small machine, or RocksDB's flushes and compactions beside the
-  // writers), less where cores are spare.
-  uint32_t background_weight_percent = 100;
+  // counts against one of the writer's, in percent: 100 where every core is
+  // busy, 0 where cores are spare. 50 is what RocksDB's write paths showed
+  // on a 2-core machine with its own flushes and compactions (docs/auto.md).
+  uint32_t background_weight_percent = 50;
   // How many recent memtables the policy weighs (newest counts most: weights
   // 1, 1/2, 1/4, ...).
   uint32_t history = 2;
