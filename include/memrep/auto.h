@@ -28,8 +28,10 @@ struct MEMREP_EXPORT AutoOptions {
 
   // The reps Auto may choose among: a comma list of rep names or aliases,
   // each built with its defaults. Reps that cannot serve the memtable's
-  // comparator are left out of the choice for it.
-  std::string candidates = "memrep.SortedHash,memrep.Vector,memrep.Trie,memrep.Columnar";
+  // comparator are left out of the choice for it. The first that can is the
+  // start rep unless `start` says otherwise: the trie, the best all-rounder
+  // measured (docs/auto.md), then the sorted hash for other orders.
+  std::string candidates = "memrep.Trie,memrep.SortedHash,memrep.Vector,memrep.Columnar";
   // One of the candidates to use for every memtable ("" : choose). Statistics
   // are still kept and decisions still counted.
   std::string pin;
@@ -45,9 +47,9 @@ struct MEMREP_EXPORT AutoOptions {
   uint32_t margin_percent = 15;
   // How much a nanosecond of a rep's background work (sorting, merging)
   // counts against one of the writer's, in percent: 100 where every core is
-  // busy, 0 where cores are spare. 50 is what RocksDB's write paths showed
-  // on a 2-core machine with its own flushes and compactions (docs/auto.md).
-  uint32_t background_weight_percent = 50;
+  // busy (a small machine, or RocksDB's flushes and compactions beside the
+  // writers), 0 where cores are spare (docs/auto.md).
+  uint32_t background_weight_percent = 100;
   // How many recent memtables the policy weighs (newest counts most: weights
   // 1, 1/2, 1/4, ...).
   uint32_t history = 2;

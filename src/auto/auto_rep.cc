@@ -121,7 +121,6 @@ void AutoRep::SamplePendingRow() {
 }
 
 Status AutoRep::Allocate(size_t len, KeyHandle* handle, char** row) {
-  SamplePendingRow();
   Status s = inner_->Allocate(len, handle, row);
   if (s.ok() && recorder_->CountAllocation(len)) pending_row = PendingRow{id_, *row};
   return s;
@@ -129,11 +128,13 @@ Status AutoRep::Allocate(size_t len, KeyHandle* handle, char** row) {
 
 bool AutoRep::Insert(KeyHandle handle) {
   recorder_->Add(Counter::kInserts);
+  SamplePendingRow();
   return inner_->Insert(handle);
 }
 
 bool AutoRep::InsertConcurrently(KeyHandle handle) {
   recorder_->Add(Counter::kConcurrentInserts);
+  SamplePendingRow();
   return inner_->InsertConcurrently(handle);
 }
 

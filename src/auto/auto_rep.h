@@ -47,11 +47,11 @@ class AutoRep final : public Rep {
   }
 
  private:
-  // The rows face samples a key one Allocate late: the row handed out by a
-  // sampled Allocate is read at the thread's next Allocate on this rep,
-  // when RocksDB has written it. `id_` tells this rep's pending row from
-  // another rep's (rows are pinned for the rep's life, so the pointer is
-  // valid while the ids match).
+  // The rows face samples a key at its insert: a sampled Allocate leaves
+  // its row pending on the thread, and the thread's next Insert on this rep
+  // (the one for that row: the caller writes a row, then inserts it) reads
+  // its key. `id_` tells this rep's pending row from another rep's (rows are
+  // pinned for the rep's life, so the pointer is valid while the ids match).
   void SamplePendingRow();
 
   const std::unique_ptr<Rep> inner_;

@@ -6,14 +6,16 @@ namespace memrep::auto_rep {
 
 const std::vector<RepCosts>& CostTable() {
   // ns per operation: insert, concurrent insert, batch entry, get, seek,
-  // step, background CPU per write. From memrep_bench at 140,000 entries of
-  // 16 + 100 bytes (a 16 MiB memtable), rep face, while the memtable takes
-  // writes; docs/auto.md ("The cost table") gives the commands and the runs.
+  // step, background CPU per write. Measured through RocksDB (db_bench's
+  // time per op at 140,000 entries of 16 + 100 bytes, about a 16 MiB
+  // memtable, less the time of a rep that stores nothing), gets and seeks
+  // while writes go on; batch entries, steps and background work from
+  // memrep_bench. docs/auto.md ("The cost table") gives the runs.
   static const std::vector<RepCosts> table = {
-      {"memrep.SortedHash", {{120, 200, 110, 320, 800, 30, 140}}},
-      {"memrep.Vector", {{80, 90, 70, 1500, 1500, 30, 110}}},
-      {"memrep.Trie", {{160, 270, 160, 145, 600, 25, 0}}},
-      {"memrep.Columnar", {{160, 200, 125, 290, 3000, 30, 80}}},
+      {"memrep.SortedHash", {{230, 230, 110, 290, 580, 30, 140}}},
+      {"memrep.Vector", {{50, 60, 70, 830, 900, 30, 110}}},
+      {"memrep.Trie", {{190, 270, 160, 240, 330, 25, 0}}},
+      {"memrep.Columnar", {{300, 450, 125, 420, 5000, 30, 80}}},
   };
   return table;
 }

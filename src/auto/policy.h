@@ -60,7 +60,7 @@ struct PolicyInput {
   std::string start;  // a candidate, or ""
   bool rotate = false;
   uint32_t margin_percent = 15;
-  uint32_t background_weight_percent = 50;
+  uint32_t background_weight_percent = 100;
 };
 
 struct PolicyChoice {

@@ -246,8 +246,8 @@ const registry::Registration& RepRegistration() {
     r.conformance_options = {
         // Every candidate in turn, one per memtable.
         "policy=rotate",
+        "pin=memrep.SortedHash",
         "pin=memrep.Vector",
-        "pin=memrep.Trie",
         "pin=memrep.Columnar",
     };
     r.check_options = CheckOptions;

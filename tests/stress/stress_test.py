@@ -142,6 +142,13 @@ class OutcomeTest(unittest.TestCase):
         with open(r["log"]) as f:
             self.assertIn("--memtablerep=memrep.Fake", f.readline())
 
+    def test_auto_runs_every_candidate_in_turn(self):
+        os.environ["FAKE_MODE"] = "exit1"
+        self.runner.env["FAKE_MODE"] = "exit1"
+        r = self.runner.db_stress("memrep.Auto", dict(self.config))
+        with open(r["log"]) as f:
+            self.assertIn("--memtablerep=id=memrep.Auto;policy=rotate", f.readline())
+
 
 if __name__ == "__main__":
     unittest.main()
