@@ -18,6 +18,7 @@ namespace memrep {
 namespace {
 
 using auto_rep::Choose;
+using auto_rep::PolicyChoice;
 using auto_rep::PolicyInput;
 using auto_rep::WorkloadRecorder;
 
@@ -83,6 +84,32 @@ TEST(AutoPolicy, ScansWhileWritingChooseTheTrie) {
 }
 
 const std::vector<std::string> kAnyOrder = {"memrep.SortedHash", "memrep.Vector"};
+
+TEST(AutoPolicy, AReaderThreadBesideTheWriterIsWeighedAsAThreadOfItsOwn) {
+  // One seek per 60 writes, made by the writer itself: cheap writes win.
+  WorkloadStats same = Writes(600000);
+  same.seeks = 10000;
+  same.writer_threads = 1;
+  EXPECT_EQ(Chosen(Input("memrep.Vector", {same})), "memrep.Vector");
+  // The same seeks from a thread that only reads: that thread's seeks are
+  // 2.7 times as slow on the vector, the writer's writes 1.2 times as slow
+  // on the trie: the trie.
+  WorkloadStats beside = same;
+  beside.reader_threads = 1;
+  beside.reader_seeks = 10000;
+  const PolicyChoice c = Choose(Input("memrep.Vector", {beside}));
+  EXPECT_EQ(kAll[c.index], "memrep.Trie") << c.reason;
+  EXPECT_NE(c.reason.find("reader threads 1.0 beside writers 1.0"), std::string::npos) << c.reason;
+  // So are point reads: four reader threads.
+  WorkloadStats readers = Writes(600000);
+  readers.writer_threads = 1;
+  readers.reader_threads = 4;
+  readers.gets = readers.reader_gets = 1200000;
+  EXPECT_EQ(Chosen(Input("memrep.Vector", {readers})), "memrep.Trie");
+  // Readers that read almost never do not count.
+  readers.gets = readers.reader_gets = 100;
+  EXPECT_EQ(Chosen(Input("memrep.Trie", {readers})), "memrep.Vector");
+}
 
 TEST(AutoPolicy, AFewReadsDoNotOutweighWrites) {
   WorkloadStats s = Writes(100000);
@@ -179,6 +206,30 @@ TEST(AutoStats, CountsFromManyThreadsAreExactUpToSixteen) {
   // Every sampled key starts with "prefix-": at least 7 shared bytes.
   EXPECT_GE(s.sampled_shared_bytes, 7 * s.sampled_keys);
   EXPECT_TRUE(s.bytewise);
+}
+
+TEST(AutoStats, ThreadsThatOnlyReadAreCountedAsReaders) {
+  WorkloadRecorder recorder(/*bytewise=*/true);
+  std::thread writer([&] {
+    for (int i = 0; i < 1000; ++i) recorder.Add(WorkloadRecorder::kInserts);
+    for (int i = 0; i < 10; ++i) (void)recorder.CountGet();
+  });
+  writer.join();
+  std::thread reader([&] {
+    for (int i = 0; i < 300; ++i) (void)recorder.CountGet();
+    recorder.Add(WorkloadRecorder::kSeeks, 7);
+    recorder.Add(WorkloadRecorder::kSteps, 70);
+  });
+  reader.join();
+  const WorkloadStats s = recorder.Snapshot();
+  // Two fresh threads have distinct slots unless the process numbered 16
+  // threads between them (a test alone does not).
+  EXPECT_EQ(s.writer_threads, 1u);
+  EXPECT_EQ(s.reader_threads, 1u);
+  EXPECT_EQ(s.gets, 310u);
+  EXPECT_EQ(s.reader_gets, 300u);
+  EXPECT_EQ(s.reader_seeks, 7u);
+  EXPECT_EQ(s.reader_steps, 70u);
 }
 
 // ---- Options ----

@@ -84,6 +84,13 @@ struct WorkloadStats {
   uint64_t sampled_key_bytes = 0;   // their bytes
   uint64_t sampled_shared_bytes = 0;  // bytes each shares with the writer's previous sample
   bool bytewise = true;             // the comparator allows a trie and a radix sort
+  // Threads (thread shards) that wrote, and that only read; the reads of the
+  // latter (a reader thread beside the writers, as in readwhilewriting).
+  uint32_t writer_threads = 0;
+  uint32_t reader_threads = 0;
+  uint64_t reader_gets = 0;
+  uint64_t reader_seeks = 0;
+  uint64_t reader_steps = 0;
 
   uint64_t writes() const { return inserts + concurrent_inserts + batch_entries; }
 };

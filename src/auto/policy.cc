@@ -1,5 +1,6 @@
 #include "auto/policy.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace memrep::auto_rep {
@@ -34,10 +35,20 @@ std::array<double, kOps> RatesOf(const WorkloadStats& s) {
   r[kInsert] = s.inserts * per;
   r[kConcurrentInsert] = s.concurrent_inserts * per;
   r[kBatchEntry] = s.batch_entries * per;
-  r[kGet] = s.gets * per;
-  r[kSeek] = s.seeks * per;
-  r[kStep] = s.steps * per;
+  r[kGet] = (s.gets - std::min(s.gets, s.reader_gets)) * per;
+  r[kSeek] = (s.seeks - std::min(s.seeks, s.reader_seeks)) * per;
+  r[kStep] = (s.steps - std::min(s.steps, s.reader_steps)) * per;
   r[kBackground] = writes == 0 ? 0.0 : 1.0;
+  return r;
+}
+
+std::array<double, kOps> ReaderRatesOf(const WorkloadStats& s) {
+  std::array<double, kOps> r{};
+  const uint64_t writes = s.writes();
+  const double per = writes == 0 ? 1.0 : 1.0 / static_cast<double>(writes);
+  r[kGet] = s.reader_gets * per;
+  r[kSeek] = s.reader_seeks * per;
+  r[kStep] = s.reader_steps * per;
   return r;
 }
 
@@ -78,22 +89,55 @@ PolicyChoice Choose(const PolicyInput& in) {
     choice.reason = "no history yet: the start rep";
     return choice;
   }
-  // Operations per write, the newest memtable weighing most.
-  std::array<double, kOps> rates{};
+  // Operations per write, the newest memtable weighing most: those of the
+  // threads that write (their reads included), and those of the threads
+  // that only read.
+  std::array<double, kOps> rates{}, reader_rates{};
+  double writer_threads = 0, reader_threads = 0;
   double total_weight = 0, weight = 1;
   for (const WorkloadStats& s : in.history) {
-    const std::array<double, kOps> r = RatesOf(s);
-    for (size_t op = 0; op < kOps; ++op) rates[op] += weight * r[op];
+    const std::array<double, kOps> r = RatesOf(s), rr = ReaderRatesOf(s);
+    for (size_t op = 0; op < kOps; ++op) {
+      rates[op] += weight * r[op];
+      reader_rates[op] += weight * rr[op];
+    }
+    writer_threads += weight * s.writer_threads;
+    reader_threads += weight * s.reader_threads;
     total_weight += weight;
     weight /= 2;
   }
-  for (double& r : rates) r /= total_weight;
+  for (size_t op = 0; op < kOps; ++op) {
+    rates[op] /= total_weight;
+    reader_rates[op] /= total_weight;
+  }
+  writer_threads = std::max(1.0, writer_threads / total_weight);
+  reader_threads /= total_weight;
   rates[kBackground] *= in.background_weight_percent / 100.0;
 
-  std::vector<double> cost(n, 0);
+  // The writers' cost per write, and the readers' per write.
+  std::vector<double> writer_cost(n, 0), reader_cost(n, 0);
   for (size_t i = 0; i < n; ++i) {
     const RepCosts& c = CostsOf(in.candidates[i]);
-    for (size_t op = 0; op < kOps; ++op) cost[i] += rates[op] * c.ns[op];
+    for (size_t op = 0; op < kOps; ++op) {
+      writer_cost[i] += rates[op] * c.ns[op];
+      reader_cost[i] += reader_rates[op] * c.ns[op];
+    }
+  }
+  // Threads that only read run beside the writers, on cores of their own:
+  // their time does not add to the writers'. Each busy thread then counts
+  // as one, by how much slower the rep makes it than the best rep would:
+  // cost = writer threads x (writer cost / least writer cost) + reader
+  // threads x (reader cost / least reader cost). Without such readers, the
+  // cost is the writers' alone.
+  const bool readers =
+      reader_threads > 0 && reader_rates[kGet] + reader_rates[kSeek] >= kMinReaderReads;
+  std::vector<double> cost = writer_cost;
+  if (readers) {
+    const double least_w = std::max(*std::min_element(writer_cost.begin(), writer_cost.end()), 1e-9);
+    const double least_r = std::max(*std::min_element(reader_cost.begin(), reader_cost.end()), 1e-9);
+    for (size_t i = 0; i < n; ++i) {
+      cost[i] = writer_threads * writer_cost[i] / least_w + reader_threads * reader_cost[i] / least_r;
+    }
   }
   size_t best = current;
   for (size_t i = 0; i < n; ++i) {
@@ -106,9 +150,17 @@ PolicyChoice Choose(const PolicyInput& in) {
   std::string why = "per write: " + Format("%.2f", rates[kGet]) + " gets, " +
                     Format("%.2f", rates[kSeek]) + " seeks, " + Format("%.1f", rates[kStep]) +
                     " steps, " + Format("%.2f", rates[kConcurrentInsert]) + " concurrent, " +
-                    Format("%.2f", rates[kBatchEntry]) + " batched; est. ns/write:";
+                    Format("%.2f", rates[kBatchEntry]) + " batched";
+  if (readers) {
+    why += "; reader threads " + Format("%.1f", reader_threads) + " beside writers " +
+           Format("%.1f", writer_threads) + ", their gets " + Format("%.3f", reader_rates[kGet]) +
+           ", seeks " + Format("%.3f", reader_rates[kSeek]) + " per write; cost in busy threads:";
+  } else {
+    why += "; est. ns/write:";
+  }
   for (size_t i = 0; i < n; ++i) {
-    why += " " + in.candidates[i] + "=" + Format("%.0f", cost[i]) + (i == best ? "*" : "");
+    why += " " + in.candidates[i] + "=" + Format(readers ? "%.2f" : "%.0f", cost[i]) +
+           (i == best ? "*" : "");
   }
   why += switch_rep ? "; switch (the best is " + std::to_string(in.margin_percent) +
                           "% or more below the current)"

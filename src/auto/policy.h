@@ -10,6 +10,8 @@
 // statistics give how many of each operation a memtable served per write; a
 // rep's estimated cost is the sum of those rates times its costs. The cheapest candidate wins, but the current rep is
 // kept unless the winner is at least margin_percent cheaper (hysteresis).
+// Threads that only read (readers beside a writer) are weighed apart: each
+// busy thread counts as one, by how much the rep slows it (Choose says how).
 #pragma once
 
 #include <array>
@@ -46,8 +48,14 @@ struct RepCosts {
 const std::vector<RepCosts>& CostTable();
 const RepCosts& CostsOf(std::string_view rep);
 
-// A memtable's operations per write, from its statistics.
+// A memtable's operations per write, from its statistics: those of the
+// threads that write (their own reads included), and those of the threads
+// that only read.
 std::array<double, kOps> RatesOf(const WorkloadStats& stats);
+std::array<double, kOps> ReaderRatesOf(const WorkloadStats& stats);
+// Reader threads count in the choice once they read at least this often
+// (gets and seeks per write).
+inline constexpr double kMinReaderReads = 0.001;
 
 struct PolicyInput {
   // Canonical names, in the user's order; each one serves the comparator.

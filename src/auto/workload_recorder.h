@@ -107,10 +107,22 @@ class WorkloadRecorder {
   // The counts so far, summed over the shards.
   WorkloadStats Snapshot() const {
     std::array<uint64_t, kCounters> sum{};
-    for (const Shard& s : shards_) {
-      for (uint32_t i = 0; i < kCounters; ++i) sum[i] += s.counts[i].load(std::memory_order_relaxed);
-    }
     WorkloadStats w;
+    for (const Shard& s : shards_) {
+      std::array<uint64_t, kCounters> c{};
+      for (uint32_t i = 0; i < kCounters; ++i) c[i] = s.counts[i].load(std::memory_order_relaxed);
+      for (uint32_t i = 0; i < kCounters; ++i) sum[i] += c[i];
+      // A shard that wrote is a writer's; one that only read, a reader's.
+      const uint64_t writes = c[kInserts] + c[kConcurrentInserts] + c[kBatchEntries];
+      if (writes != 0) {
+        ++w.writer_threads;
+      } else if (c[kGets] + c[kSeeks] != 0) {
+        ++w.reader_threads;
+        w.reader_gets += c[kGets];
+        w.reader_seeks += c[kSeeks];
+        w.reader_steps += c[kSteps];
+      }
+    }
     w.inserts = sum[kInserts];
     w.concurrent_inserts = sum[kConcurrentInserts];
     w.batches = sum[kBatches];
