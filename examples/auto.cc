@@ -2,11 +2,12 @@
 // itself passes one RepLineage to each new memtable, and memrep.Auto chooses
 // each one's rep from what the ones before it were asked to do.
 // Built and run by CI (ctest: example_auto).
+#include "memrep/auto.h"
+
 #include <cstdio>
 #include <memory>
 #include <string>
 
-#include "memrep/auto.h"
 #include "memrep/memtable.h"
 
 namespace {
@@ -46,7 +47,10 @@ int main() {
     }
     const memrep::AutoDecision d = lineage->Counters().recent.back();
     std::printf("memtable %llu: %s (%s)\n", static_cast<unsigned long long>(d.memtable),
-                d.rep.c_str(), d.previous.empty() ? "first" : d.switched ? "switched" : "kept");
+                d.rep.c_str(),
+                d.previous.empty() ? "first"
+                : d.switched       ? "switched"
+                                   : "kept");
   }
   const memrep::AutoCounters c = lineage->Counters();
   std::printf("memtables %llu, switches %llu\n", static_cast<unsigned long long>(c.memtables),

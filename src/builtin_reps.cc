@@ -11,11 +11,8 @@ namespace memrep::registry {
 
 const std::vector<const Registration*>& BuiltinReps() {
   static const std::vector<const Registration*> reps = {
-      &sorted_hash::RepRegistration(),
-      &vector::RepRegistration(),
-      &trie::RepRegistration(),
-      &columnar::RepRegistration(),
-      &auto_rep::RepRegistration(),
+      &sorted_hash::RepRegistration(), &vector::RepRegistration(),   &trie::RepRegistration(),
+      &columnar::RepRegistration(),    &auto_rep::RepRegistration(),
   };
   return reps;
 }

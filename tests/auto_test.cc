@@ -1,5 +1,7 @@
 // memrep.Auto: its statistics, its policy's decision table, its options, and
 // its choices across the memtables of a lineage (the standalone face).
+#include "memrep/auto.h"
+
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -10,7 +12,6 @@
 
 #include "auto/policy.h"
 #include "auto/workload_recorder.h"
-#include "memrep/auto.h"
 #include "memrep/memtable.h"
 #include "memrep/registry.h"
 
@@ -250,14 +251,15 @@ TEST(AutoOptions, RefusesCandidatesThatCannotBeChosen) {
   EXPECT_NE(s.message().find("empty name"), std::string::npos) << s.message();
   s = RepSpec::Parse("id=memrep.Auto; policy=random", &spec);
   EXPECT_TRUE(s.IsInvalidArgument());
-  EXPECT_TRUE(RepSpec::Parse("id=memrep.Auto; candidates=sorted_hash, vector_rep; pin=vector_rep",
-                             &spec)
-                  .ok());
+  EXPECT_TRUE(
+      RepSpec::Parse("id=memrep.Auto; candidates=sorted_hash, vector_rep; pin=vector_rep", &spec)
+          .ok());
 }
 
 TEST(AutoOptions, TraitsAreThoseTheCandidatesShare) {
   RepSpec spec;
-  ASSERT_TRUE(RepSpec::Parse("id=memrep.Auto; candidates=memrep.SortedHash,memrep.Trie", &spec).ok());
+  ASSERT_TRUE(
+      RepSpec::Parse("id=memrep.Auto; candidates=memrep.SortedHash,memrep.Trie", &spec).ok());
   EXPECT_EQ(spec.traits().duplicates, RepTraits::Duplicates::kAll);
   EXPECT_EQ(spec.traits().comparators, RepTraits::Comparators::kByteEquality);
   EXPECT_EQ(spec.traits().point_read_while_mutable, RepTraits::Cost::kLogarithmic);
@@ -287,7 +289,8 @@ TEST(AutoOptions, SpecRoundTrips) {
 
 std::string Key(uint64_t i) {
   char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(i * 0x9E3779B97F4A7C15ull));
+  std::snprintf(buf, sizeof buf, "%016llx",
+                static_cast<unsigned long long>(i * 0x9E3779B97F4A7C15ull));
   return buf;
 }
 
@@ -361,7 +364,8 @@ TEST_F(AutoLineage, StatisticsCountWhatTheMemtableWasAsked) {
   for (int i = 0; i < 10; ++i) ASSERT_TRUE(batch.Put("batch" + std::to_string(i), "v").ok());
   ASSERT_TRUE(t->Write(batch, 1'000'000).ok());
   std::string v;
-  for (int i = 0; i < 320; ++i) EXPECT_TRUE(t->Get("absent" + std::to_string(i), kMaxSequenceNumber, &v).IsNotFound());
+  for (int i = 0; i < 320; ++i)
+    EXPECT_TRUE(t->Get("absent" + std::to_string(i), kMaxSequenceNumber, &v).IsNotFound());
   const WorkloadStats s = lineage_->NewestStats();
   EXPECT_EQ(s.writes(), 3010u);
   EXPECT_EQ(s.batches, 1u);

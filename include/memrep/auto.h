@@ -69,21 +69,21 @@ struct MEMREP_EXPORT AutoOptions {
 // exact while at most 16 threads use the memtable at once; beyond that two
 // threads may share a counter and lose an increment now and then.
 struct WorkloadStats {
-  uint64_t inserts = 0;             // single-writer inserts (Insert, Add), batches aside
-  uint64_t concurrent_inserts = 0;  // InsertConcurrently, Add(concurrent), batches aside
-  uint64_t batches = 0;             // AddBatch calls (the standalone face's Write)
-  uint64_t batch_entries = 0;       // entries added by them
-  uint64_t entry_bytes = 0;         // bytes of the inserted rows or entries
-  uint64_t gets = 0;                // point reads (Get, GetRows, Contains, MultiGet's keys)
-  uint64_t sampled_gets = 0;        // point reads whose outcome was looked at (1 in 16)
-  uint64_t sampled_hits = 0;        // of those, how many found their user key
-  uint64_t iterators = 0;           // iterators made
-  uint64_t seeks = 0;               // positioning calls (Seek*, SeekToFirst/Last)
-  uint64_t steps = 0;               // Next and Prev calls
-  uint64_t sampled_keys = 0;        // keys whose size was looked at (1 in 64 inserts)
-  uint64_t sampled_key_bytes = 0;   // their bytes
+  uint64_t inserts = 0;               // single-writer inserts (Insert, Add), batches aside
+  uint64_t concurrent_inserts = 0;    // InsertConcurrently, Add(concurrent), batches aside
+  uint64_t batches = 0;               // AddBatch calls (the standalone face's Write)
+  uint64_t batch_entries = 0;         // entries added by them
+  uint64_t entry_bytes = 0;           // bytes of the inserted rows or entries
+  uint64_t gets = 0;                  // point reads (Get, GetRows, Contains, MultiGet's keys)
+  uint64_t sampled_gets = 0;          // point reads whose outcome was looked at (1 in 16)
+  uint64_t sampled_hits = 0;          // of those, how many found their user key
+  uint64_t iterators = 0;             // iterators made
+  uint64_t seeks = 0;                 // positioning calls (Seek*, SeekToFirst/Last)
+  uint64_t steps = 0;                 // Next and Prev calls
+  uint64_t sampled_keys = 0;          // keys whose size was looked at (1 in 64 inserts)
+  uint64_t sampled_key_bytes = 0;     // their bytes
   uint64_t sampled_shared_bytes = 0;  // bytes each shares with the writer's previous sample
-  bool bytewise = true;             // the comparator allows a trie and a radix sort
+  bool bytewise = true;               // the comparator allows a trie and a radix sort
   // Threads (thread shards) that wrote, and that only read; the reads of the
   // latter (a reader thread beside the writers, as in readwhilewriting).
   uint32_t writer_threads = 0;
@@ -97,11 +97,11 @@ struct WorkloadStats {
 
 // One memtable's rep, as the policy chose it.
 struct AutoDecision {
-  uint64_t memtable = 0;   // 1 for the lineage's first memtable
-  std::string rep;         // canonical name
-  std::string previous;    // the rep of the memtable before ("" for the first)
-  bool switched = false;   // rep != previous (and there was one before)
-  std::string reason;      // one line: the statistics and costs that decided it
+  uint64_t memtable = 0;  // 1 for the lineage's first memtable
+  std::string rep;        // canonical name
+  std::string previous;   // the rep of the memtable before ("" for the first)
+  bool switched = false;  // rep != previous (and there was one before)
+  std::string reason;     // one line: the statistics and costs that decided it
 };
 
 // What a lineage has decided so far.

@@ -8,8 +8,7 @@ namespace {
 using Counter = WorkloadRecorder::Counter;
 
 std::string_view UserKeyOf(std::string_view internal_key) {
-  return internal_key.size() >= 8 ? internal_key.substr(0, internal_key.size() - 8)
-                                  : internal_key;
+  return internal_key.size() >= 8 ? internal_key.substr(0, internal_key.size() - 8) : internal_key;
 }
 
 // A pending row of the rows face: a row a sampled Allocate handed out on

@@ -133,10 +133,13 @@ PolicyChoice Choose(const PolicyInput& in) {
       reader_threads > 0 && reader_rates[kGet] + reader_rates[kSeek] >= kMinReaderReads;
   std::vector<double> cost = writer_cost;
   if (readers) {
-    const double least_w = std::max(*std::min_element(writer_cost.begin(), writer_cost.end()), 1e-9);
-    const double least_r = std::max(*std::min_element(reader_cost.begin(), reader_cost.end()), 1e-9);
+    const double least_w =
+        std::max(*std::min_element(writer_cost.begin(), writer_cost.end()), 1e-9);
+    const double least_r =
+        std::max(*std::min_element(reader_cost.begin(), reader_cost.end()), 1e-9);
     for (size_t i = 0; i < n; ++i) {
-      cost[i] = writer_threads * writer_cost[i] / least_w + reader_threads * reader_cost[i] / least_r;
+      cost[i] =
+          writer_threads * writer_cost[i] / least_w + reader_threads * reader_cost[i] / least_r;
     }
   }
   size_t best = current;

@@ -8,8 +8,8 @@
 // memtable, docs/auto.md), and every write costs it some background CPU
 // later (sorting, merging), weighed by how busy the cores are. The
 // statistics give how many of each operation a memtable served per write; a
-// rep's estimated cost is the sum of those rates times its costs. The cheapest candidate wins, but the current rep is
-// kept unless the winner is at least margin_percent cheaper (hysteresis).
+// rep's estimated cost is the sum of those rates times its costs. The cheapest candidate wins, but
+// the current rep is kept unless the winner is at least margin_percent cheaper (hysteresis).
 // Threads that only read (readers beside a writer) are weighed apart: each
 // busy thread counts as one, by how much the rep slows it (Choose says how).
 #pragma once

@@ -108,8 +108,8 @@ Status CheckCandidates(const registry::AnyOptions& any, const char* what,
     Status s = RepSpec::Parse(name, &spec);
     if (s.ok()) s = check(spec);
     if (!s.ok()) {
-      return Status::FromCode(s.code(), "memrep.Auto candidate " + name + " " + what + ": " + s.message() +
-                                  "; remove it from candidates");
+      return Status::FromCode(s.code(), "memrep.Auto candidate " + name + " " + what + ": " +
+                                            s.message() + "; remove it from candidates");
     }
   }
   return Status::OK();
@@ -144,8 +144,7 @@ void Record(RepLineage::State& state, AutoDecision decision) REQUIRES(state.mu) 
   c.recent.push_back(std::move(decision));
 }
 
-Status Make(const registry::AnyOptions& any, const RepContext& context,
-            std::unique_ptr<Rep>* out) {
+Status Make(const registry::AnyOptions& any, const RepContext& context, std::unique_ptr<Rep>* out) {
   const AutoOptions& o = any.As<AutoOptions>();
   // The candidates that serve this memtable's comparator and face.
   PolicyInput input;

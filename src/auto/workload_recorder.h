@@ -92,8 +92,7 @@ class WorkloadRecorder {
     const size_t prev_len = s.prev_len.load(std::memory_order_relaxed);
     size_t shared = 0;
     const size_t limit = std::min(keep, prev_len);
-    while (shared < limit &&
-           s.prev[shared].load(std::memory_order_relaxed) == user_key[shared]) {
+    while (shared < limit && s.prev[shared].load(std::memory_order_relaxed) == user_key[shared]) {
       ++shared;
     }
     for (size_t i = 0; i < keep; ++i) s.prev[i].store(user_key[i], std::memory_order_relaxed);

@@ -13,7 +13,9 @@ struct RepSpec::Impl {
   registry::AnyOptions options;
   RepTraits traits;  // rep->traits, or what rep->traits_of says of these options
 
-  void RefreshTraits() { traits = rep->traits_of != nullptr ? rep->traits_of(options) : rep->traits; }
+  void RefreshTraits() {
+    traits = rep->traits_of != nullptr ? rep->traits_of(options) : rep->traits;
+  }
   // Runs the registration's own rules, and refreshes the traits.
   Status Refresh() {
     if (rep->check_options != nullptr) {
