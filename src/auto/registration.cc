@@ -100,8 +100,8 @@ RepTraits TraitsOf(const registry::AnyOptions& any) {
 
 // Each candidate, with its defaults, must take this write buffer and serve
 // the rows face: the choice may fall on any of them.
-Status CheckCandidates(const registry::AnyOptions& any, const char* what,
-                       Status (*check)(const RepSpec&)) {
+template <typename Check>
+Status CheckCandidates(const registry::AnyOptions& any, const char* what, Check check) {
   const AutoOptions& o = any.As<AutoOptions>();
   for (const std::string& name : SplitNames(o.candidates)) {
     RepSpec spec;
@@ -120,12 +120,9 @@ Status CheckRowsFace(const registry::AnyOptions& any) {
                          [](const RepSpec& spec) { return spec.CheckRowsFace(); });
 }
 
-thread_local uint64_t checked_write_buffer_size = 0;
-
 Status CheckWriteBufferSize(const registry::AnyOptions& any, uint64_t write_buffer_size) {
-  checked_write_buffer_size = write_buffer_size;
-  return CheckCandidates(any, "does not fit this write buffer", [](const RepSpec& spec) {
-    return spec.CheckWriteBufferSize(checked_write_buffer_size);
+  return CheckCandidates(any, "does not fit this write buffer", [&](const RepSpec& spec) {
+    return spec.CheckWriteBufferSize(write_buffer_size);
   });
 }
 
