@@ -85,9 +85,7 @@ void TrieIterator::Next() {
     return;
   }
   Trie::ReadGuard guard(t_);
-  const bool valid = PathValid();
-  Begin();
-  path_ok_ = valid;
+  Recheck();
   Land(Following(true), true);
 }
 
@@ -100,9 +98,7 @@ void TrieIterator::Prev() {
     return;
   }
   Trie::ReadGuard guard(t_);
-  const bool valid = PathValid();
-  Begin();
-  path_ok_ = valid;
+  Recheck();
   Land(Following(false), false);
 }
 

@@ -43,6 +43,16 @@ class TrieIterator final : public RepIterator {
   // taken, may be reused by then.)
   bool PathValid() const { return path_ok_ && t_.Replacements() == stamp_; }
   void Begin() { stamp_ = t_.Replacements(); }
+  // For Next and Prev, under their guard: keeps the path only if no node was
+  // replaced since the last call, and restamps it with the count that check
+  // read. (Restamping with a later read would hide a node replaced between
+  // the two reads: guarded during this call, it may be reused before the
+  // next one, whose check would then pass.)
+  void Recheck() {
+    const uint64_t now = t_.Replacements();
+    path_ok_ = path_ok_ && now == stamp_;
+    stamp_ = now;
+  }
 
   const Trie& t_;
   const bool reverse_;
