@@ -45,11 +45,18 @@
 #include <utility>
 #include <vector>
 
+#include "program_util.h"
+
 namespace {
 
 namespace rdb = ROCKSDB_NAMESPACE;
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
+using memrep::bench_program::JsonString;
+using memrep::bench_program::LoadAverage;
+using memrep::bench_program::Median;
+using memrep::bench_program::ParseCount;
+using memrep::bench_program::SplitCommas;
 
 constexpr size_t kKeySize = 32;          // a hash, as an Ethereum client's keys are
 constexpr size_t kValueSize = 100;       // bytes of every value
@@ -86,25 +93,6 @@ constexpr const char* kUsage =
     "  --write_buffer_size=N  memtable bytes (67108864)\n"
     "  --seed=N               seed of the keys and of the reads' picks (0)\n"
     "  --json=FILE            write every run's figures and the medians\n";
-
-// Splits on commas only: memrep options strings separate options with ';'.
-std::vector<std::string> SplitCommas(std::string_view text) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t end = text.find(',', start);
-    if (end == std::string_view::npos) end = text.size();
-    if (end > start) out.emplace_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  return out;
-}
-
-bool ParseCount(std::string_view text, uint64_t* out) {
-  const char* end = text.data() + text.size();
-  auto [ptr, ec] = std::from_chars(text.data(), end, *out);
-  return ec == std::errc() && ptr == end && !text.empty();
-}
 
 // Fills `flags` from argv. On a bad flag, returns false with `error` set.
 bool ParseFlags(int argc, char** argv, Flags* flags, std::string* error) {
@@ -254,15 +242,6 @@ double Percentile(std::vector<double> samples, double p) {
   std::sort(samples.begin(), samples.end());
   const size_t rank = static_cast<size_t>(std::ceil(p * static_cast<double>(samples.size())));
   return samples[std::max<size_t>(rank, 1) - 1];
-}
-
-// The median of the values that are numbers; NaN when none is.
-double Median(std::vector<double> values) {
-  std::erase_if(values, [](double v) { return std::isnan(v); });
-  if (values.empty()) return NAN;
-  std::sort(values.begin(), values.end());
-  const size_t n = values.size();
-  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
 // Counts flushes and sums their durations. Callbacks come from RocksDB's
@@ -464,28 +443,6 @@ bool RunInFreshDir(const Flags& flags, const Rep& rep, Figures* figures, std::st
 
 // ---------------------------------------------------------------------------
 // Output
-
-std::string LoadAverage() {
-  std::ifstream in("/proc/loadavg");
-  std::string one, five, fifteen;
-  if (!(in >> one >> five >> fifteen)) return "unknown";
-  return one + " " + five + " " + fifteen;
-}
-
-std::string JsonString(std::string_view text) {
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
 
 std::string JsonFigures(const Figures& figures) {
   std::string out;

@@ -62,12 +62,18 @@
 
 #include "memrep/auto.h"
 #include "memrep/rocksdb.h"
+#include "program_util.h"
 
 namespace {
 
 namespace rdb = ROCKSDB_NAMESPACE;
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
+using memrep::bench_program::JsonString;
+using memrep::bench_program::LoadAverage;
+using memrep::bench_program::Median;
+using memrep::bench_program::ParseCount;
+using memrep::bench_program::SplitCommas;
 
 constexpr uint64_t kBatch = 1000;            // entries per WriteBatch in the bulk phase
 constexpr uint64_t kRecent = 10000;          // Gets pick among this many last written keys
@@ -117,25 +123,6 @@ constexpr const char* kUsage =
     "  --db=DIR                 parent of the per-run database directories\n"
     "                           (a fresh /tmp/memrep_phased-XXXXXX)\n"
     "  --json=FILE              write every run's figures, the medians and Auto's choices\n";
-
-// Splits on commas only: memrep options strings separate options with ';'.
-std::vector<std::string> SplitCommas(std::string_view text) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t end = text.find(',', start);
-    if (end == std::string_view::npos) end = text.size();
-    if (end > start) out.emplace_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  return out;
-}
-
-bool ParseCount(std::string_view text, uint64_t* out) {
-  const char* end = text.data() + text.size();
-  auto [ptr, ec] = std::from_chars(text.data(), end, *out);
-  return ec == std::errc() && ptr == end && !text.empty();
-}
 
 uint64_t* CountFlag(std::string_view name, Flags* flags) {
   return name == "rounds"               ? &flags->rounds
@@ -843,15 +830,6 @@ std::string Settled(const AutoPhase& phase) {
 // ---------------------------------------------------------------------------
 // Medians and output
 
-// The median of the values that are numbers; NaN when none is.
-double Median(std::vector<double> values) {
-  std::erase_if(values, [](double v) { return std::isnan(v); });
-  if (values.empty()) return NAN;
-  std::sort(values.begin(), values.end());
-  const size_t n = values.size();
-  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
-
 std::string Format(double value, int decimals) {
   if (std::isnan(value)) return "-";
   char buf[64];
@@ -978,28 +956,6 @@ void PrintAuto(const Flags& flags, const std::vector<RunRecord>& runs) {
                   Settled(phase).c_str(), missing.c_str());
     }
   }
-}
-
-std::string LoadAverage() {
-  std::ifstream in("/proc/loadavg");
-  std::string one, five, fifteen;
-  if (!(in >> one >> five >> fifteen)) return "unknown";
-  return one + " " + five + " " + fifteen;
-}
-
-std::string JsonString(std::string_view text) {
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
 }
 
 // The numeric parameters, in the order they are printed and written.

@@ -28,24 +28,31 @@ const RepCosts& CostsOf(std::string_view rep) {
   return CostTable().front();
 }
 
+namespace {
+
+// 1 / writes: turns a memtable's counts into counts per write.
+double PerWrite(const WorkloadStats& s) {
+  return s.writes() == 0 ? 1.0 : 1.0 / static_cast<double>(s.writes());
+}
+
+}  // namespace
+
 std::array<double, kOps> RatesOf(const WorkloadStats& s) {
   std::array<double, kOps> r{};
-  const uint64_t writes = s.writes();
-  const double per = writes == 0 ? 1.0 : 1.0 / static_cast<double>(writes);
+  const double per = PerWrite(s);
   r[kInsert] = s.inserts * per;
   r[kConcurrentInsert] = s.concurrent_inserts * per;
   r[kBatchEntry] = s.batch_entries * per;
   r[kGet] = (s.gets - std::min(s.gets, s.reader_gets)) * per;
   r[kSeek] = (s.seeks - std::min(s.seeks, s.reader_seeks)) * per;
   r[kStep] = (s.steps - std::min(s.steps, s.reader_steps)) * per;
-  r[kBackground] = writes == 0 ? 0.0 : 1.0;
+  r[kBackground] = s.writes() == 0 ? 0.0 : 1.0;
   return r;
 }
 
 std::array<double, kOps> ReaderRatesOf(const WorkloadStats& s) {
   std::array<double, kOps> r{};
-  const uint64_t writes = s.writes();
-  const double per = writes == 0 ? 1.0 : 1.0 / static_cast<double>(writes);
+  const double per = PerWrite(s);
   r[kGet] = s.reader_gets * per;
   r[kSeek] = s.reader_seeks * per;
   r[kStep] = s.reader_steps * per;
