@@ -2,8 +2,10 @@
 # memrep inside RocksDB's own build: RocksDB built from source with
 # ROCKSDB_PLUGINS=memrep, this repository as its plugin/memrep, then checked.
 #
-#   1. the source: RocksDB VERSION from Debian's source packages (adding a
-#      deb-src entry for that Debian release if apt has none), unpacked into
+#   1. the source: RocksDB VERSION from Debian's source packages (through a
+#      private apt configuration in build/intree/apt-<release>, with a
+#      deb-src entry for that Debian release: scripts/apt-source.sh; the
+#      system's apt configuration is left as it is), unpacked into
 #      build/intree/rocksdb-<version>/, or a RocksDB checkout given with
 #      --source; memrep's build files and sources are copied into its
 #      plugin/memrep;
@@ -78,26 +80,6 @@ bash scripts/install-deps.sh
 jobs=$(nproc)
 work=$repo/build/intree
 mkdir -p "$work"
-sudo=""
-[[ $(id -u) -ne 0 ]] && sudo=sudo
-
-# Adds a deb-src entry for Debian release $1, from the mirror apt already uses.
-add_deb_src() {
-  local release=$1 file=/etc/apt/sources.list.d/memrep-$1-src.sources mirror keyring
-  if [[ -f /etc/apt/sources.list.d/debian.sources ]]; then
-    mirror=$(awk '/^URIs:/ {print $2; exit}' /etc/apt/sources.list.d/debian.sources)
-    keyring=$(awk '/^Signed-By:/ {print $2; exit}' /etc/apt/sources.list.d/debian.sources)
-  else
-    mirror=$(awk '$1 == "deb" {print $2; exit}' /etc/apt/sources.list)
-    keyring=/usr/share/keyrings/debian-archive-keyring.gpg
-  fi
-  [[ -n $mirror ]] || fail "cannot tell which Debian mirror apt uses, to add a deb-src entry for $release"
-  echo "rocksdb-intree: adding a deb-src entry for Debian $release ($file)" >&2
-  printf 'Types: deb-src\nURIs: %s\nSuites: %s\nComponents: main\nSigned-By: %s\n' \
-    "$mirror" "$release" "${keyring:-/usr/share/keyrings/debian-archive-keyring.gpg}" \
-    | $sudo tee "$file" >/dev/null
-  $sudo apt-get update -qq
-}
 
 # 1. The source.
 if [[ -n $source_dir ]]; then
@@ -105,18 +87,21 @@ if [[ -n $source_dir ]]; then
 else
   src=$work/rocksdb-$version
   if [[ ! -f $src/.memrep-source-$deb_version ]]; then
-    apt-get source --print-uris "rocksdb=$deb_version" >/dev/null 2>&1 || add_deb_src "$suite"
+    apt_source_who=rocksdb-intree
+    # shellcheck source=scripts/apt-source.sh
+    source scripts/apt-source.sh
+    apt_source_init "$work/apt-$suite" "$suite"
+    apt_source -qq source --print-uris "rocksdb=$deb_version" >/dev/null 2>&1 || apt_source_update
     # Only the upstream tarball is needed (Debian's patches are for its packaging).
-    line=$(apt-get source --print-uris "rocksdb=$deb_version" 2>/dev/null | grep "orig\.tar" || true)
-    [[ -n $line ]] || fail "apt serves no source of rocksdb $deb_version (check: apt-get source" \
-                           "--print-uris rocksdb=$deb_version)"
+    line=$(apt_source -qq source --print-uris "rocksdb=$deb_version" 2>/dev/null | grep "orig\.tar" || true)
+    [[ -n $line ]] || fail "apt serves no source of rocksdb $deb_version from Debian $suite (the" \
+                           "deb-src entry: $work/apt-$suite/sources.list.d/memrep.sources)"
     read -r uri name _size hash <<<"$line"
     uri=${uri//\'/}
     rm -rf "$work/download" "$src"
     mkdir -p "$work/download"
-    # apt downloads as its own user where it can write.
-    [[ $(id -u) -eq 0 ]] && id _apt >/dev/null 2>&1 && chown _apt "$work/download"
-    /usr/lib/apt/apt-helper -qq download-file "$uri" "$work/download/$name" "$hash" >/dev/null ||
+    /usr/lib/apt/apt-helper "${apt_source_opts[@]}" -qq download-file "$uri" "$work/download/$name" \
+      "$hash" >/dev/null ||
       fail "could not download $uri"
     mkdir -p "$src"
     tar -xf "$work/download/$name" -C "$src" --strip-components=1

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The source of exactly the installed librocksdb's version (Debian's source
-# package, with `apt-get source`, after adding a deb-src entry if there is
-# none), unpacked into build/stress/rocksdb-<version> and patched with
-# tests/stress/patches/ (what each patch does: tests/stress/README.md).
+# package, fetched by `apt-get source` through a private apt configuration in
+# build/apt/system: deb-src entries for the suites of the system's own deb
+# entries, scripts/apt-source.sh; /etc/apt is left as it is), unpacked into
+# build/stress/rocksdb-<version> and patched with tests/stress/patches/
+# (what each patch does: tests/stress/README.md).
 # Prints that directory. A second run downloads nothing.
 #
 # Used by scripts/stress.sh (db_stress is built from it) and scripts/peers.sh
@@ -16,25 +18,18 @@ version=$(dpkg-query -W -f='${Version}' librocksdb-dev)
 src=$stress_dir/rocksdb-$version
 stamp=$(cat tests/stress/patches/*.patch | sha256sum | cut -c1-16)
 if [[ ! -f $src/.memrep-patched-$stamp ]]; then
-  sudo=""
-  [[ $(id -u) -ne 0 ]] && sudo=sudo
-  if ! apt-get source --print-uris "rocksdb=$version" >/dev/null 2>&1; then
-    echo "rocksdb-source: adding a deb-src entry for Debian's sources" >&2
-    if [[ -f /etc/apt/sources.list.d/debian.sources ]]; then
-      sed 's/^Types: deb$/Types: deb-src/' /etc/apt/sources.list.d/debian.sources \
-        | $sudo tee /etc/apt/sources.list.d/memrep-deb-src.sources >/dev/null
-    else
-      grep -h '^deb ' /etc/apt/sources.list | sed 's/^deb /deb-src /' \
-        | $sudo tee /etc/apt/sources.list.d/memrep-deb-src.list >/dev/null
-    fi
-    $sudo apt-get update -qq
-  fi
+  apt_source_who=rocksdb-source
+  # shellcheck source=scripts/apt-source.sh
+  source scripts/apt-source.sh
+  apt_source_init "$PWD/build/apt/system" system
+  apt_source -qq source --print-uris "rocksdb=$version" >/dev/null 2>&1 || apt_source_update
   rm -rf "$stress_dir/download" "$src"
   mkdir -p "$stress_dir/download"
-  if ! (cd "$stress_dir/download" && apt-get source -qq --download-only "rocksdb=$version" >/dev/null 2>&1); then
+  if ! (cd "$stress_dir/download" && apt_source source -qq --download-only "rocksdb=$version" >/dev/null 2>&1); then
     echo "rocksdb-source: cannot download the source of rocksdb $version, the installed" \
          "librocksdb-dev's version. Does an apt source (deb-src) serve that exact version?" \
-         "Check with: apt-get source --print-uris rocksdb=$version" >&2
+         "Check build/apt/system/sources.list.d/memrep.sources, the deb-src entries made from" \
+         "the system's deb entries (the system's apt configuration is not changed)" >&2
     exit 1
   fi
   dpkg-source --no-check -x -q "$stress_dir"/download/rocksdb_*.dsc "$src" >/dev/null

@@ -2,8 +2,10 @@
 # RocksDB's own stress and crash tests (db_stress, db_crashtest.py) over every
 # registered rep, with the plugin loaded. Builds what it needs the first time:
 #   1. the release build's plugin and memrep_bench (which lists the reps);
-#   2. the source of the installed librocksdb (apt-get source, after adding a
-#      deb-src entry if there is none), unpacked into build/stress/ and patched
+#   2. the source of the installed librocksdb (apt-get source through a
+#      private apt configuration in build/apt/, scripts/rocksdb-source.sh;
+#      the system's apt configuration is left as it is), unpacked into
+#      build/stress/ and patched
 #      with tests/stress/patches/ (what each patch does: tests/stress/README.md);
 #   3. db_stress, from that source, against the shared librocksdb.
 # A second run rebuilds nothing. Then tests/stress/stress.py runs the matrix.

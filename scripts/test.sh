@@ -26,6 +26,12 @@ cd "$(dirname "$0")/.."
 
 bash scripts/install-deps.sh
 
+# The lanes leave the system's apt configuration as they found it (source
+# packages come through a private configuration under build/: docs/testing.md,
+# "Source packages"); checked after every lane.
+apt_config() { find /etc/apt -type f -print0 | sort -z | xargs -0 -r sha256sum; }
+apt_before=$(apt_config)
+
 lanes=("$@")
 [[ ${#lanes[@]} -eq 0 ]] && lanes=(format release install standalone clang rocksdb9 tsan asan stress fuzz)
 jobs=$(nproc)
@@ -99,6 +105,11 @@ for lane in "${lanes[@]}"; do
       exit 2 ;;
   esac
   unset TSAN_OPTIONS ASAN_OPTIONS UBSAN_OPTIONS
+  if [[ $(apt_config) != "$apt_before" ]]; then
+    echo "lane $lane changed the system's apt configuration under /etc/apt:" >&2
+    diff <(echo "$apt_before") <(apt_config) >&2 || true
+    exit 1
+  fi
   echo "=== lane $lane passed in $((SECONDS - start)) s ==="
 done
 echo "=== all lanes passed: ${lanes[*]} ==="
