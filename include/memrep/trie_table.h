@@ -11,6 +11,9 @@
 //   memrep::ValueType type;
 //   s = table->Get("apple", /*snapshot=*/100, &value, &type);
 //
+// Its iterators are the standalone face's MemTableIterator: include
+// "memrep/memtable.h" to use one (this header only declares it).
+//
 // Thread safety: every function may be called from many threads at once. An
 // iterator must be destroyed before its table.
 #pragma once
@@ -22,10 +25,12 @@
 
 #include "memrep/entry.h"
 #include "memrep/export.h"
-#include "memrep/memtable.h"
 #include "memrep/status.h"
 
 namespace memrep {
+
+class MemTableIterator;  // memrep/memtable.h
+class RepIterator;       // memrep/rep.h
 
 class MEMREP_EXPORT TrieTable {
  public:
@@ -49,6 +54,7 @@ class MEMREP_EXPORT TrieTable {
 
   // Every record in the table's order (its comparator's: bytewise or
   // reverse; sequences descending within a key), as MemTable's iterator.
+  // (Built by the standalone face, src/memtable/trie_table_iterator.cc.)
   Status NewIterator(std::unique_ptr<MemTableIterator>* out) const;
 
   // Records stored (the memtable's NumEntries when it was frozen). O(1).
@@ -64,6 +70,9 @@ class MEMREP_EXPORT TrieTable {
  private:
   struct Impl;
   explicit TrieTable(std::unique_ptr<Impl> impl);
+  // The trie's own iterator over the table, which NewIterator wraps: the
+  // trie builds no object of a face.
+  Status NewRepIterator(std::unique_ptr<RepIterator>* out) const;
   std::unique_ptr<Impl> impl_;
 };
 

@@ -10,8 +10,5 @@ namespace memrep::trie {
 const registry::Registration& RepRegistration();
 // The table of TrieOptions.
 const registry::OptionTable& OptionTableOf();
-// OK if these options can serve the RocksDB face: NotSupported for a table
-// conversion (stock RocksDB cannot adopt one), InvalidArgument for file=.
-Status CheckRowsFace(const TrieOptions& options);
 
 }  // namespace memrep::trie

@@ -12,9 +12,9 @@
 
 #include "format/coding.h"
 #include "format/key_order.h"
-#include "trie/registration.h"
 #include "trie/trie_file.h"
 #include "trie/trie_iterator.h"
+#include "trie/trie_options_check.h"
 
 namespace memrep::trie {
 

@@ -61,10 +61,8 @@ Status TrieTable::Get(std::string_view user_key, SequenceNumber snapshot, std::s
   return Status::OK();
 }
 
-Status TrieTable::NewIterator(std::unique_ptr<MemTableIterator>* out) const {
-  std::unique_ptr<RepIterator> rep(new (std::nothrow) trie::TrieIterator(*impl_->trie));
-  if (rep == nullptr) return Status::OutOfMemory("could not allocate an iterator");
-  out->reset(new (std::nothrow) MemTableIterator(std::move(rep)));
+Status TrieTable::NewRepIterator(std::unique_ptr<RepIterator>* out) const {
+  out->reset(new (std::nothrow) trie::TrieIterator(*impl_->trie));
   if (*out == nullptr) return Status::OutOfMemory("could not allocate an iterator");
   return Status::OK();
 }
