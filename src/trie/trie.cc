@@ -113,7 +113,7 @@ Status Trie::Bump(uint64_t bytes, bool from_reserve, Ref* ref) {
       }
       continue;
     }
-    std::lock_guard<std::mutex> lock(shard.refill);
+    concurrency::MutexLock lock(&shard.refill);
     if (shard.span.load(std::memory_order_relaxed) != span) {
       span = shard.span.load(std::memory_order_relaxed);
       continue;
@@ -139,7 +139,7 @@ Status Trie::Bump(uint64_t bytes, bool from_reserve, Ref* ref) {
 // and leaves (nodes take the smaller kinds; see AllocNode).
 bool Trie::TakeFreeBlock(uint64_t units, uint64_t* start, uint64_t* chunk_units) {
   if (free_blocks_.load(std::memory_order_relaxed) == 0) return false;
-  std::lock_guard<std::mutex> lock(free_mu_);
+  concurrency::MutexLock lock(&free_mu_);
   for (int k = static_cast<int>(Kind::kK48); k < kKinds; ++k) {
     if (free_[k].empty() || kNodeBytes[k] / kUnit < units) continue;
     *start = free_[k].back();
@@ -161,7 +161,7 @@ bool Trie::TakeFreeBlock(uint64_t units, uint64_t* start, uint64_t* chunk_units)
 Status Trie::AllocNode(Kind kind, Ref* ref) {
   const int k = static_cast<int>(kind);
   if (free_blocks_.load(std::memory_order_relaxed) != 0) {
-    std::lock_guard<std::mutex> lock(free_mu_);
+    concurrency::MutexLock lock(&free_mu_);
     for (int j = k; j < kKinds; ++j) {
       if (free_[j].empty()) continue;
       *ref = free_[j].back();
@@ -191,7 +191,7 @@ Status Trie::AllocNode(Kind kind, Ref* ref) {
 void Trie::Retire(Ref node, Kind kind) {
   replacements_.fetch_add(1, std::memory_order_seq_cst);
   const uint64_t stamp = epochs_.Advance();
-  std::lock_guard<std::mutex> lock(free_mu_);
+  concurrency::MutexLock lock(&free_mu_);
   limbo_.push_back(Retired{node, kind, stamp});
   if (limbo_.size() < 32) return;
   const uint64_t oldest = epochs_.OldestAnnounced();

@@ -36,7 +36,6 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <span>
 #include <string>
 #include <string_view>
@@ -44,6 +43,7 @@
 #include <vector>
 
 #include "concurrency/epoch.h"
+#include "concurrency/mutex.h"
 #include "concurrency/thread_slot.h"
 #include "format/coding.h"
 #include "format/key_order.h"
@@ -212,7 +212,7 @@ class Trie {
  private:
   Trie(memory::VmRegion* region, Mode mode, bool reverse, uint64_t reserve, Ref root,
        uint64_t chunk_bytes);
-  bool TakeFreeBlock(uint64_t units, uint64_t* start, uint64_t* chunk_units);
+  bool TakeFreeBlock(uint64_t units, uint64_t* start, uint64_t* chunk_units) EXCLUDES(free_mu_);
 
   enum class Outcome { kDone, kRestart };
   struct Pending;  // an insert on its way down
@@ -289,9 +289,9 @@ class Trie {
 
   bool Lock(NodeHeader* n) const;  // false: obsolete
   static void Unlock(NodeHeader* n);
-  Status AllocNode(Kind kind, Ref* ref);
-  Status Bump(uint64_t bytes, bool from_reserve, Ref* ref);
-  void Retire(Ref node, Kind kind);
+  Status AllocNode(Kind kind, Ref* ref) EXCLUDES(free_mu_);
+  Status Bump(uint64_t bytes, bool from_reserve, Ref* ref) EXCLUDES(free_mu_);
+  void Retire(Ref node, Kind kind) EXCLUDES(free_mu_);
   void CountEntry();
 
   memory::VmRegion* const region_;
@@ -306,20 +306,24 @@ class Trie {
   std::atomic<uint64_t> replacements_{0};
 
   // Replaced nodes: waiting for readers (limbo), then ready for reuse.
+  // free_mu_ is taken after a shard's refill lock, never before it.
   struct Retired {
     Ref node;
     Kind kind;
     uint64_t stamp;
   };
-  std::mutex free_mu_;
-  std::vector<Retired> limbo_;
-  std::vector<Ref> free_[kKinds];
+  concurrency::Mutex free_mu_;
+  std::vector<Retired> limbo_ GUARDED_BY(free_mu_);
+  std::vector<Ref> free_[kKinds] GUARDED_BY(free_mu_);
   std::atomic<uint64_t> free_blocks_{0};  // in free_, for a check without the lock
 
   static constexpr size_t kShards = 16;
+  // A writer's chunk. The span moves by CAS without the lock; refill makes
+  // one thread at a time install a new chunk (the others wait for it and
+  // take from it rather than each taking a chunk of its own).
   struct alignas(concurrency::kCacheLine) CellShard {
     std::atomic<uint64_t> span{0};
-    std::mutex refill;
+    concurrency::Mutex refill;
   };
   CellShard shards_[kShards];
 
