@@ -44,7 +44,7 @@
 
 #include "concurrency/epoch.h"
 #include "concurrency/mutex.h"
-#include "concurrency/thread_slot.h"
+#include "concurrency/per_thread.h"
 #include "format/coding.h"
 #include "format/key_order.h"
 #include "memory/vm_region.h"
@@ -320,18 +320,19 @@ class Trie {
   static constexpr size_t kShards = 16;
   // A writer's chunk. The span moves by CAS without the lock; refill makes
   // one thread at a time install a new chunk (the others wait for it and
-  // take from it rather than each taking a chunk of its own).
-  struct alignas(concurrency::kCacheLine) CellShard {
+  // take from it rather than each taking a chunk of its own). Threads that
+  // share a shard (PerThread, invariant 2) share its chunk: correct, their
+  // CASes only contend.
+  struct CellShard {
     std::atomic<uint64_t> span{0};
     concurrency::Mutex refill;
   };
-  CellShard shards_[kShards];
+  concurrency::PerThread<CellShard, kShards> shards_;
 
   static constexpr size_t kCounterShards = 16;
-  struct alignas(concurrency::kCacheLine) Counter {
-    std::atomic<uint64_t> n{0};
-  };
-  Counter entries_[kCounterShards];
+  // Entries inserted, per thread, summed by NumEntries (relaxed: a count
+  // that orders nothing).
+  concurrency::PerThread<std::atomic<uint64_t>, kCounterShards> entries_;
 };
 
 }  // namespace memrep::trie

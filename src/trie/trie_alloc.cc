@@ -28,7 +28,7 @@ Status Trie::Bump(uint64_t bytes, bool from_reserve, Ref* ref) {
     return Status::Full("the trie's region is full: switch to a new memtable");
   }
   const uint64_t units = bytes / kUnit;
-  CellShard& shard = shards_[concurrency::ThreadSlot() % kShards];
+  CellShard& shard = shards_.Mine();
   uint64_t span = shard.span.load(std::memory_order_relaxed);
   for (;;) {
     const uint64_t cursor = span & 0xffffffffu, end = span >> 32;

@@ -19,13 +19,12 @@ struct Trie::Pending {
   uint32_t leaf_from = 0;
 };
 
-void Trie::CountEntry() {
-  entries_[concurrency::ThreadSlot() % kCounterShards].n.fetch_add(1, std::memory_order_relaxed);
-}
+void Trie::CountEntry() { entries_.Mine().fetch_add(1, std::memory_order_relaxed); }
 
 uint64_t Trie::NumEntries() const {
   uint64_t n = 0;
-  for (const Counter& c : entries_) n += c.n.load(std::memory_order_relaxed);
+  entries_.ForEach(
+      [&n](const std::atomic<uint64_t>& c) { n += c.load(std::memory_order_relaxed); });
   return n;
 }
 
