@@ -7,7 +7,7 @@
 # -- written to build/report/benchmarks.md (with plots in build/report/img/);
 # ends with the targets, the db_bench ratio table and the Nimbus targets.
 # Usage: bash scripts/compare.sh [db_bench_compare.py flags, e.g. --quick or --num 1000000]
-# The flags go to bench/db_bench_compare.py and override the report's own
+# The flags go to bench/report/db_bench_compare.py and override the report's own
 # (--num 200000 --repeats 1); --quick drops those (100K keys, one repetition).
 set -euo pipefail
 cd "$(dirname "$0")/.."

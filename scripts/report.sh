@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The benchmark report: installs what is missing (Debian packages, with
 # python3-matplotlib for the plots), builds memrep_bench, memrep_nimbus_import
-# and the RocksDB plugin (release preset), and runs bench/report.py, which
+# and the RocksDB plugin (release preset), and runs bench/report/report.py, which
 # writes benchmarks.md, benchmarks.json and img/*.png.
 # Usage: bash scripts/report.sh --short [report.py flags]   # a few minutes; build/report/
 #        bash scripts/report.sh --full                      # ~1 hour on 2 cores; docs/
@@ -23,4 +23,4 @@ for candidate in python3 /usr/bin/python3; do
     break
   fi
 done
-exec "$python" -B bench/report.py "$@"
+exec "$python" -B bench/report/report.py "$@"

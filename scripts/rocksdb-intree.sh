@@ -244,7 +244,7 @@ if [[ $bench == 1 ]]; then
       python3 -c 'import json, sys; print(",".join(r["canonical_name"] for r in json.load(sys.stdin)["reps"] if r["memrep"]))')
   fi
   load_before=$(cut -d' ' -f1-3 /proc/loadavg)
-  python3 bench/db_bench_compare.py --db-bench "$db_bench" --built-in --memrep-bench "$memrep_bench" \
+  python3 bench/report/db_bench_compare.py --db-bench "$db_bench" --built-in --memrep-bench "$memrep_bench" \
     --reps "skip_list,$reps" --workloads fillrandom,readrandom,seekrandom \
     --num "$num" --reads "$num" --repeats "$repeats" | tee "$work/db_bench-$version.md"
   {

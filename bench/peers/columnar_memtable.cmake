@@ -22,8 +22,8 @@
 # Both are linked into memrep_bench only (and into this peer's own test), not
 # into memrep_bench_lib: the rep registers itself in memrep's registry at
 # static initialization, and memrep_bench_tests, which treats every registered
-# rep as memrep's own, never sees it. memrep_bench is made after this file is
-# read (bench/CMakeLists.txt), so the link is deferred to the end of bench/.
+# rep as memrep's own, never sees it. The link is deferred to the end of
+# bench/ (bench/CMakeLists.txt), when memrep_bench is made whatever the order.
 
 set(peer_cm ${MEMREP_PEER_COLUMNAR_MEMTABLE})
 get_filename_component(peer_cm ${peer_cm} ABSOLUTE BASE_DIR ${PROJECT_BINARY_DIR})

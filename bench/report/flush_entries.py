@@ -11,7 +11,7 @@ LOG. It prints, per size, each rep's flush count and average entries per
 flushed memtable, and each rep's ratio to the first rep's average.
 
 Usage (Python 3 standard library only):
-    python3 bench/flush_entries.py --plugin build/release/rocksdb/libmemrep_rocksdb.so \\
+    python3 bench/report/flush_entries.py --plugin build/release/rocksdb/libmemrep_rocksdb.so \\
         --reps skip_list,memrep.SortedHash --sizes 65536,1048576,16777216,268435456
 
 A size gets enough keys for about --flushes flushes of the first rep's

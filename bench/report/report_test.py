@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Tests of bench/report.py on canned, tiny documents: the tables, the target
+"""Tests of report.py on canned, tiny documents: the tables, the target
 verdicts computed from the numbers, partial data, exit status, plots. Also
 db_bench_compare.py's traits of plugin reps, from a stand-in memrep_bench.
 
-Run: python3 -B bench/report_test.py   (ctest runs it as report_test)
+Run: python3 -B bench/report/report_test.py   (ctest runs it as report_test)
 """
 import contextlib
 import copy
@@ -105,7 +105,7 @@ def canned_doc():
                                   ("readrandom", 320_000.0, 390.0))}
     return {
         "schema": 1, "mode": "full", "generated": "2024-01-01 00:00 UTC",
-        "report_command": "python3 bench/report.py --full",
+        "report_command": "python3 bench/report/report.py --full",
         "machine": {"cpu_model": "Test CPU", "cpus_online": 2, "cpus_usable": 2,
                     "ram_gib": 24, "kernel": "Linux 6 x86_64", "compiler": "g++ 12",
                     "rocksdb_packages": {"librocksdb-dev": "7.8.3-2",
@@ -116,7 +116,7 @@ def canned_doc():
                      rep_run("rep_1M_item100", 1_000_000, 100, small),
                      rep_run("rep_1M_item0", 1_000_000, 0, item0),
                      rep_run("scaling_100000", 100_000, 100, scaling, part="scaling")],
-        "db_bench": {"status": "ok", "command": "python3 bench/db_bench_compare.py",
+        "db_bench": {"status": "ok", "command": "python3 bench/report/db_bench_compare.py",
                      "wall_s": 5, "data": {
                          "config": {"num": 1_000_000, "repeats": 2, "reads": 250_000,
                                     "write_buffer_size": 268435456,
@@ -349,7 +349,7 @@ class PartialData(unittest.TestCase):
         doc = canned_doc()
         doc["rep_runs"][0].update(status="failed", data=None, error="exit status 1\ncheck failed")
         doc["db_bench"] = {"status": "failed", "error": "db_bench not found", "data": None,
-                           "command": "python3 bench/db_bench_compare.py"}
+                           "command": "python3 bench/report/db_bench_compare.py"}
         md, failures = report_render.render(doc)
         self.assertEqual(len(failures), 2)
         self.assertIn("## Failures", md)

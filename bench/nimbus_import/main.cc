@@ -45,7 +45,7 @@
 #include <utility>
 #include <vector>
 
-#include "program_util.h"
+#include "common/program_util.h"
 
 namespace {
 

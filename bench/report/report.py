@@ -45,7 +45,8 @@ import report_data
 import report_plots
 import report_render
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
 ALL_REPS = ["skip_list", "vector", "hash_skiplist", "hash_linkedlist", "sorted_hash", "vector_rep"]
 TARGET_REPS = ["skip_list", "sorted_hash"]
 # readseq runs on its own with --num_scans=1: its op is one entry, so one scan
@@ -297,7 +298,7 @@ def db_bench_command(db, args, json_path):
     ceiling = os.path.join(os.path.dirname(os.path.realpath(args.plugin)), "..", "bench",
                            "libmemrep_ceiling.so")
     ceiling_args = ["--ceiling", os.path.normpath(ceiling)] if os.path.isfile(ceiling) else []
-    return ([sys.executable, os.path.join(REPO, "bench", "db_bench_compare.py")] + base +
+    return ([sys.executable, os.path.join(HERE, "db_bench_compare.py")] + base +
             ["--write-buffer-size", str(WRITE_BUFFER_SIZE)] + ceiling_args + user +
             ["--plugin", args.plugin, "--json", json_path])
 
@@ -305,7 +306,7 @@ def db_bench_command(db, args, json_path):
 def run_db_bench(db, args, tmp):
     json_path = os.path.join(tmp, "db_bench.json")
     cmd = db_bench_command(db, args, json_path)
-    shown = ["python3", "bench/db_bench_compare.py"] + [
+    shown = ["python3", "bench/report/db_bench_compare.py"] + [
         os.path.relpath(c, REPO) if c == args.plugin else c for c in cmd[2:-2]]
     db["command"] = shlex.join(shown)
     t0 = time.monotonic()
@@ -422,7 +423,7 @@ def run_everything(a, argv):
     doc = {"schema": 1, "mode": a.mode,
            "generated": datetime.datetime.now(datetime.timezone.utc).strftime(
                "%Y-%m-%d %H:%M UTC"),
-           "report_command": shlex.join(["python3", "bench/report.py"] + argv),
+           "report_command": shlex.join(["python3", "bench/report/report.py"] + argv),
            "machine": collect_machine(a.build_dir, None),
            "parts": a.parts, "rep_runs": [], "db_bench": dict(db, status="not run"),
            "nimbus_runs": []}

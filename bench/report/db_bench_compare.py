@@ -17,13 +17,13 @@ string by its id).  Without memrep_bench it assumes the rep takes concurrent
 inserts, and says so.
 
 Usage (Python 3 standard library only):
-    python3 bench/db_bench_compare.py --plugin build/libmemrep_plugin.so
-    python3 bench/db_bench_compare.py --reps skip_list,vector --quick
-    python3 bench/db_bench_compare.py --workloads fillrandom,readrandom \\
+    python3 bench/report/db_bench_compare.py --plugin build/libmemrep_plugin.so
+    python3 bench/report/db_bench_compare.py --reps skip_list,vector --quick
+    python3 bench/report/db_bench_compare.py --workloads fillrandom,readrandom \\
         --num 200000 --repeats 2 --json results.json
-    python3 bench/db_bench_compare.py --plugin build/release/rocksdb/libmemrep_rocksdb.so \\
+    python3 bench/report/db_bench_compare.py --plugin build/release/rocksdb/libmemrep_rocksdb.so \\
         --reps 'skip_list,id=memrep.SortedHash;max_runs=4'   # reps split on commas only
-    python3 bench/db_bench_compare.py --plugin build/release/rocksdb/libmemrep_rocksdb.so \\
+    python3 bench/report/db_bench_compare.py --plugin build/release/rocksdb/libmemrep_rocksdb.so \\
         --ceiling        # + bench.Ceiling, a rep that stores nothing, and each rep's share of it
 
 Caveats: 'vector' is only usable for write workloads (reads sort the whole

@@ -1,4 +1,4 @@
-"""benchmarks.md from the document bench/report.py writes (benchmarks.json).
+"""benchmarks.md from the document report.py writes (benchmarks.json).
 
 render(doc) returns (markdown, failures). A part that failed or did not run
 shows as a note where its tables would be; a section that cannot be drawn
@@ -226,7 +226,7 @@ def section_scaling(doc):
 def section_db_bench(doc):
     db = doc.get("db_bench") or {}
     out = ["## DB level (Debian's db_bench)\n",
-           "`bench/db_bench_compare.py`: Debian's `db_bench` (RocksDB "
+           "`bench/report/db_bench_compare.py`: Debian's `db_bench` (RocksDB "
            f"{doc.get('machine', {}).get('rocksdb_packages', {}).get('rocksdb-tools') or '?'}),"
            f" `{data.DB_BASELINE}` vs `{data.DB_CANDIDATE}` (the plugin, `LD_PRELOAD`), one "
            "db_bench process per (workload, rep, repetition), reps alternating. WAL off, no "
@@ -328,7 +328,7 @@ NIMBUS_USES = {
 
 def section_nimbus(doc):
     out = ["## The Nimbus scenario (memrep_nimbus_import)\n",
-           "`bench/nimbus_import.cc`: one writer persists big `WriteBatch`es of random "
+           "`bench/nimbus_import/`: one writer persists big `WriteBatch`es of random "
            "32-byte keys (100-byte values) into a real RocksDB database, per memtable rep, "
            "and reads recent keys between persists (every `Get` checked); WAL on, "
            "64 MiB write buffers, 2 of them, RocksDB's default compaction. Figures: medians "

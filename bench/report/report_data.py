@@ -1,6 +1,6 @@
 """The numbers of a benchmarks.json, as report_render and report_plots use them.
 
-Every function here takes the document that bench/report.py writes and
+Every function here takes the document that report.py writes and
 tolerates missing parts: a failed run has no data and simply contributes no
 numbers. Nothing here reads files or runs anything.
 """

@@ -62,7 +62,7 @@
 
 #include "memrep/auto.h"
 #include "memrep/rocksdb.h"
-#include "program_util.h"
+#include "common/program_util.h"
 
 namespace {
 

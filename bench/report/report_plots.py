@@ -1,4 +1,4 @@
-"""The PNG plots of bench/report.py, drawn with matplotlib (Agg, no display).
+"""The PNG plots of report.py, drawn with matplotlib (Agg, no display).
 
 draw_plots(doc, img_dir, disabled) draws every plot it has numbers for and
 returns {"status": ok | skipped | failed, "error": ..., "files": ["img/x.png"]}.

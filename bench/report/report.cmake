@@ -1,0 +1,38 @@
+# report.py, the benchmark report (bench/README.md, "Report"): its unit test
+# on canned documents, and a tiny end-to-end run of --short (about 2000
+# entries). Only where python3 is found. Debian's matplotlib is installed for
+# /usr/bin/python3, which may not be the python3 found first: use one that
+# has it, else the plots are left out (--no-plots) and their unit test skips.
+# Included by bench/CMakeLists.txt with MEMREP_BUILD_BENCH and MEMREP_BUILD_TESTS.
+find_package(Python3 COMPONENTS Interpreter)
+if(Python3_Interpreter_FOUND)
+  set(report_python ${Python3_EXECUTABLE})
+  set(report_no_plots --no-plots)
+  foreach(candidate ${Python3_EXECUTABLE} /usr/bin/python3)
+    if(EXISTS ${candidate})
+      execute_process(COMMAND ${candidate} -c "import matplotlib"
+                      RESULT_VARIABLE has_matplotlib OUTPUT_QUIET ERROR_QUIET)
+      if(has_matplotlib EQUAL 0)
+        set(report_python ${candidate})
+        set(report_no_plots "")
+        break()
+      endif()
+    endif()
+  endforeach()
+  add_test(NAME report_test
+    COMMAND ${report_python} -B ${CMAKE_CURRENT_LIST_DIR}/report_test.py)
+  # db_bench (Debian's rocksdb-tools) joins the end-to-end run when installed.
+  find_program(MEMREP_DB_BENCH db_bench)
+  set(report_parts rep,scaling)
+  if(MEMREP_DB_BENCH)
+    set(report_parts rep,scaling,db_bench)
+  endif()
+  add_test(NAME report_e2e
+    COMMAND ${report_python} -B ${CMAKE_CURRENT_LIST_DIR}/report.py --short
+            --num-override=2000 --parts=${report_parts} ${report_no_plots}
+            --out=${CMAKE_CURRENT_BINARY_DIR}/report-e2e --build-dir=${PROJECT_BINARY_DIR}
+            --memrep-bench=$<TARGET_FILE:memrep_bench>
+            --plugin=$<TARGET_FILE:memrep_rocksdb>
+            "--db-bench-args=--db-bench ${MEMREP_DB_BENCH}")
+  set_tests_properties(report_e2e PROPERTIES TIMEOUT 120)
+endif()
