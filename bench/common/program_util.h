@@ -1,10 +1,11 @@
 // Small helpers of the benchmark programs that run whole RocksDB databases
 // (memrep_nimbus_import, memrep_phased): flag values, medians, the load
-// average and JSON strings.
+// average, JSON strings, the keys' mixing function and durations in seconds.
 #pragma once
 
 #include <algorithm>
 #include <charconv>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -51,6 +52,18 @@ inline std::string LoadAverage() {
   std::string one, five, fifteen;
   if (!(in >> one >> five >> fifteen)) return "unknown";
   return one + " " + five + " " + fifteen;
+}
+
+// SplitMix64's finalizer: a bijection of 64-bit words.
+inline uint64_t Mix64(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+inline double Seconds(std::chrono::steady_clock::duration d) {
+  return std::chrono::duration<double>(d).count();
 }
 
 // `text` as a JSON string literal.

@@ -4,6 +4,10 @@
 # with MEMREP_BUILD_BENCH.
 add_executable(memrep_phased
   ${CMAKE_CURRENT_LIST_DIR}/main.cc
+  ${CMAKE_CURRENT_LIST_DIR}/flags.cc
+  ${CMAKE_CURRENT_LIST_DIR}/reps.cc
+  ${CMAKE_CURRENT_LIST_DIR}/phases.cc
+  ${CMAKE_CURRENT_LIST_DIR}/report.cc
 )
 target_include_directories(memrep_phased PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
 target_link_libraries(memrep_phased PRIVATE memrep_rocksdb_static Threads::Threads)

@@ -1,0 +1,135 @@
+#include "flags.h"
+
+#include <cmath>
+#include <string_view>
+
+#include "common/program_util.h"
+
+namespace memrep::phased {
+
+using bench_program::ParseCount;
+using bench_program::SplitCommas;
+
+const char* const kUsage =
+    "usage: memrep_phased [--name=value ...]\n"
+    "  --reps=LIST              comma list: skip_list, or memrep factory strings\n"
+    "                           (skip_list,memrep.SortedHash,memrep.Vector,memrep.Trie,\n"
+    "                           memrep.Columnar,memrep.Auto)\n"
+    "  --rounds=N               rounds; each runs every rep once, in --reps order (3)\n"
+    "  --key_size=N             bytes of every key, random (16)\n"
+    "  --value_size=N           bytes of every value (100)\n"
+    "  --write_buffer_size=N    memtable bytes (16777216)\n"
+    "  --switches_per_phase=N   memtable switches each phase is sized for (20)\n"
+    "  --entries_per_phase=N    entries written per phase; 0: from --switches_per_phase (0)\n"
+    "  --seed=N                 seed of the keys, the Gets' picks and the Seeks' targets (0)\n"
+    "  --db=DIR                 parent of the per-run database directories\n"
+    "                           (a fresh /tmp/memrep_phased-XXXXXX)\n"
+    "  --json=FILE              write every run's figures, the medians and Auto's choices\n";
+
+namespace {
+
+uint64_t* CountFlag(std::string_view name, Flags* flags) {
+  return name == "rounds"               ? &flags->rounds
+         : name == "key_size"           ? &flags->key_size
+         : name == "value_size"         ? &flags->value_size
+         : name == "write_buffer_size"  ? &flags->write_buffer_size
+         : name == "switches_per_phase" ? &flags->switches_per_phase
+         : name == "entries_per_phase"  ? &flags->entries_per_phase
+         : name == "seed"               ? &flags->seed
+                                        : nullptr;
+}
+
+bool CheckFlags(const Flags& flags, std::string* error) {
+  if (flags.rounds == 0 || flags.key_size == 0 || flags.write_buffer_size == 0) {
+    *error = "--rounds, --key_size and --write_buffer_size must be at least 1";
+    return false;
+  }
+  if (flags.key_size > (1 << 20) || flags.value_size > (1 << 26)) {
+    *error = "--key_size must be at most 1048576 and --value_size at most 67108864";
+    return false;
+  }
+  if (flags.switches_per_phase == 0 && flags.entries_per_phase == 0) {
+    *error = "--switches_per_phase must be at least 1 (or give --entries_per_phase)";
+    return false;
+  }
+  // The keys of one phase are held in memory.
+  const double key_bytes =
+      static_cast<double>(EntriesPerPhase(flags)) * static_cast<double>(flags.key_size);
+  if (key_bytes > static_cast<double>(uint64_t{1} << 36)) {
+    *error =
+        "a phase's keys would take more than 64 GiB; lower --switches_per_phase, "
+        "--write_buffer_size or --entries_per_phase";
+    return false;
+  }
+  if (flags.reps.empty()) {
+    *error = "--reps must not be empty";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+// ceil(switches × write buffer / entry bytes), plus 10%: an entry costs the
+// memtable a little more or less than the estimate, depending on the rep.
+uint64_t EntriesPerPhase(const Flags& flags) {
+  if (flags.entries_per_phase != 0) return flags.entries_per_phase;
+  const double entry = static_cast<double>(flags.key_size + flags.value_size + kEntryOverhead);
+  const double fill = std::ceil(static_cast<double>(flags.switches_per_phase) *
+                                static_cast<double>(flags.write_buffer_size) / entry);
+  return static_cast<uint64_t>(std::ceil(fill * 1.1));
+}
+
+bool ParseFlags(int argc, char** argv, Flags* flags, std::string* error) {
+  for (int i = 1; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      *error = "";
+      return false;
+    }
+    const size_t eq = arg.find('=');
+    if (arg.substr(0, 2) != "--" || eq == std::string_view::npos) {
+      *error = "expected --name=value, got '" + std::string(arg) + "'";
+      return false;
+    }
+    const std::string_view name = arg.substr(2, eq - 2);
+    const std::string_view value = arg.substr(eq + 1);
+    if (uint64_t* count = CountFlag(name, flags); count != nullptr) {
+      if (!ParseCount(value, count)) {
+        *error =
+            "--" + std::string(name) + " takes a whole number, got '" + std::string(value) + "'";
+        return false;
+      }
+    } else if (name == "reps") {
+      flags->reps = SplitCommas(value);
+    } else if (name == "db") {
+      flags->db = value;
+    } else if (name == "json") {
+      flags->json = value;
+    } else {
+      *error = "unknown flag --" + std::string(name);
+      return false;
+    }
+  }
+  return CheckFlags(*flags, error);
+}
+
+// The numeric parameters, in the order they are printed and written.
+std::vector<std::pair<const char*, uint64_t>> Parameters(const Flags& flags) {
+  return {{"rounds", flags.rounds},
+          {"entries_per_phase", EntriesPerPhase(flags)},
+          {"switches_per_phase", flags.switches_per_phase},
+          {"key_size", flags.key_size},
+          {"value_size", flags.value_size},
+          {"write_buffer_size", flags.write_buffer_size},
+          {"max_write_buffer_number", kMaxWriteBuffers},
+          {"max_background_jobs", kBackgroundJobs},
+          {"batch", kBatch},
+          {"recent", kRecent},
+          {"scan_length", kScanLength},
+          {"writes_per_scan", kWritesPerScan},
+          {"readers", kReaders},
+          {"seed", flags.seed}};
+}
+
+}  // namespace memrep::phased
