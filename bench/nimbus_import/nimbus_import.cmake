@@ -3,6 +3,9 @@
 # bench/CMakeLists.txt with MEMREP_BUILD_BENCH.
 add_executable(memrep_nimbus_import
   ${CMAKE_CURRENT_LIST_DIR}/main.cc
+  ${CMAKE_CURRENT_LIST_DIR}/flags.cc
+  ${CMAKE_CURRENT_LIST_DIR}/import.cc
+  ${CMAKE_CURRENT_LIST_DIR}/report.cc
 )
 target_include_directories(memrep_nimbus_import PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
 target_link_libraries(memrep_nimbus_import PRIVATE memrep_rocksdb_static Threads::Threads)
