@@ -9,13 +9,14 @@
 // has no RocksDB face: check_rows_face refuses it, the row functions refuse or
 // find nothing, and memrep_bench's rep level and trie tables skip it.
 //
-// This one file is compiled twice (columnar_memtable.cmake):
-//   - with MEMREP_PEER_COLUMNAR_MEMTABLE_SEED_PART: the seed part, which
-//     includes the seed's header and wraps it in SeedTable and SeedScan
-//     below. It is compiled as the seed compiles itself: -std=c++17, -O3
-//     -DNDEBUG, -march=native (MEMREP_PEER_COLUMNAR_MEMTABLE_CPU_FLAGS), -w;
-//     its header includes its own copy of xxhash.h (XXH_INLINE_ALL);
-//   - without it: the adapter, memrep's C++20 code under memrep's warnings,
+// Two parts, compiled apart (columnar_memtable.cmake):
+//   - the seed part (columnar_memtable_seed.cc), which includes the seed's
+//     header and wraps it in SeedTable and SeedScan
+//     (columnar_memtable_seed.h). It is compiled as the seed compiles itself:
+//     -std=c++17, -O3 -DNDEBUG, -march=native
+//     (MEMREP_PEER_COLUMNAR_MEMTABLE_CPU_FLAGS), -w; its header includes its
+//     own copy of xxhash.h (XXH_INLINE_ALL);
+//   - this file, the adapter: memrep's C++20 code under memrep's warnings,
 //     which sees the seed only through SeedTable and SeedScan.
 //
 // What the adapter does:
@@ -76,123 +77,6 @@
 //     keeps in its blocks), ApproximateNumEntries scans the table;
 //   - Freeze only marks the rep frozen (memrep::MemTable refuses later
 //     writes); the seed has no read-only mode.
-#include <cstddef>
-#include <memory>
-#include <optional>
-#include <string_view>
-#include <utility>
-#include <vector>
-
-namespace memrep::bench::columnar_peer {
-
-// The seed's table, as the adapter sees it. Every call may throw what the
-// seed throws (std::bad_alloc, std::length_error for a record over 32 KiB,
-// std::runtime_error); the adapter turns those into statuses.
-struct SeedOptions {
-  size_t active_block_bytes = 0;
-  size_t shards = 0;
-  bool radix_sorter = false;
-};
-
-// The seed's ordered scan (NewCompactingIterator): every key once, its
-// newest record, in bytewise key order. Views valid for the table's life.
-class SeedScan {
- public:
-  ~SeedScan();
-  bool Valid() const;
-  std::string_view key() const;
-  std::string_view value() const;
-  void Next();
-
- private:
-  friend class SeedTable;
-  struct Impl;
-  explicit SeedScan(std::unique_ptr<Impl> impl);
-  std::unique_ptr<Impl> impl_;
-};
-
-class SeedTable {
- public:
-  explicit SeedTable(const SeedOptions& options);
-  ~SeedTable();
-  void Put(std::string_view key, std::string_view value);
-  void PutBatch(const std::vector<std::pair<std::string_view, std::string_view>>& batch);
-  // The value's view stays valid until this thread's next call of the seed.
-  std::optional<std::string_view> Get(std::string_view key) const;
-  std::vector<std::optional<std::string_view>> MultiGet(
-      const std::vector<std::string_view>& keys) const;
-  // Seals the active blocks, waits for their sort, merges every block.
-  std::unique_ptr<SeedScan> Scan() const;
-  size_t ApproximateMemoryUsage() const;
-
- private:
-  struct Impl;
-  std::unique_ptr<Impl> impl_;
-};
-
-}  // namespace memrep::bench::columnar_peer
-
-#ifdef MEMREP_PEER_COLUMNAR_MEMTABLE_SEED_PART
-
-// ---- The seed part: the seed's header, compiled with its own flags ----
-
-#include "columnar_memtable.h"
-
-namespace memrep::bench::columnar_peer {
-
-struct SeedScan::Impl {
-  std::unique_ptr<CompactingIterator> it;
-};
-
-SeedScan::SeedScan(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-SeedScan::~SeedScan() = default;
-bool SeedScan::Valid() const { return impl_->it->IsValid(); }
-std::string_view SeedScan::key() const { return impl_->it->Get().key; }
-std::string_view SeedScan::value() const { return impl_->it->Get().value; }
-void SeedScan::Next() { impl_->it->Next(); }
-
-struct SeedTable::Impl {
-  std::shared_ptr<ColumnarMemTable> table;
-};
-
-SeedTable::SeedTable(const SeedOptions& options)
-    : impl_(new Impl{ColumnarMemTable::Create(
-          options.active_block_bytes, /*enable_compaction=*/false,
-          options.radix_sorter ? std::shared_ptr<Sorter>(std::make_shared<ParallelRadixSorter>())
-                               : std::shared_ptr<Sorter>(std::make_shared<StdSorter>()),
-          options.shards, /*batch_worker_count=*/1, /*async_background_processing=*/true)}) {}
-
-SeedTable::~SeedTable() = default;
-
-void SeedTable::Put(std::string_view key, std::string_view value) { impl_->table->Put(key, value); }
-
-void SeedTable::PutBatch(const std::vector<std::pair<std::string_view, std::string_view>>& batch) {
-  impl_->table->PutBatch(batch);
-}
-
-std::optional<std::string_view> SeedTable::Get(std::string_view key) const {
-  return impl_->table->Get(key);
-}
-
-std::vector<std::optional<std::string_view>> SeedTable::MultiGet(
-    const std::vector<std::string_view>& keys) const {
-  return impl_->table->MultiGet(keys);
-}
-
-std::unique_ptr<SeedScan> SeedTable::Scan() const {
-  auto impl = std::make_unique<SeedScan::Impl>();
-  impl->it = impl_->table->NewCompactingIterator();
-  return std::unique_ptr<SeedScan>(new SeedScan(std::move(impl)));
-}
-
-size_t SeedTable::ApproximateMemoryUsage() const { return impl_->table->ApproximateMemoryUsage(); }
-
-}  // namespace memrep::bench::columnar_peer
-
-#else  // !MEMREP_PEER_COLUMNAR_MEMTABLE_SEED_PART
-
-// ---- The adapter: memrep's code ----
-
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -205,6 +89,7 @@ size_t SeedTable::ApproximateMemoryUsage() const { return impl_->table->Approxim
 #include <stdexcept>
 #include <string>
 
+#include "columnar_memtable_seed.h"
 #include "format/batch_status.h"
 #include "memrep/comparator.h"
 #include "memrep/rep.h"
@@ -699,5 +584,3 @@ const bool kRegistered = [] {
 
 }  // namespace
 }  // namespace memrep::bench::columnar_peer
-
-#endif  // MEMREP_PEER_COLUMNAR_MEMTABLE_SEED_PART

@@ -10,15 +10,16 @@
 # Google Benchmark and mimalloc, its submodule) and skiplist_memtable.h are
 # not, nor is its CMakeLists.txt run; nothing is fetched.
 #
-# peers/columnar_memtable.cc is compiled twice, into two object libraries:
-#   - memrep_peer_columnar_memtable_seed: the part that includes the seed's
-#     header, with the seed's own release flags (its CMakeLists.txt:
+# Two parts, in two object libraries, meeting at columnar_memtable_seed.h:
+#   - memrep_peer_columnar_memtable_seed (columnar_memtable_seed.cc): the
+#     part that includes the seed's header, with the seed's own release flags (its CMakeLists.txt:
 #     -std=c++17, CMake's Release -O3 -DNDEBUG, -pthread, -march=native) and
 #     -w: its warnings are not memrep's to fix. -O3 and NDEBUG whatever
 #     CMAKE_BUILD_TYPE; MEMREP_PEER_COLUMNAR_MEMTABLE_CPU_FLAGS overrides
 #     -march=native (e.g. for a binary run on another machine);
-#   - memrep_peer_columnar_memtable: the adapter, memrep's code, with memrep's
-#     flags and warnings, which calls the seed part through two small classes.
+#   - memrep_peer_columnar_memtable (columnar_memtable.cc): the adapter,
+#     memrep's code, with memrep's flags and warnings, which calls the seed
+#     part through two small classes.
 # Both are linked into memrep_bench only (and into this peer's own test), not
 # into memrep_bench_lib: the rep registers itself in memrep's registry at
 # static initialization, and memrep_bench_tests, which treats every registered
@@ -67,11 +68,11 @@ set(MEMREP_PEER_COLUMNAR_MEMTABLE_CPU_FLAGS "-march=native" CACHE STRING
 separate_arguments(peer_cm_cpu_flags UNIX_COMMAND "${MEMREP_PEER_COLUMNAR_MEMTABLE_CPU_FLAGS}")
 
 # The seed part: the seed's header with the seed's flags.
-add_library(memrep_peer_columnar_memtable_seed OBJECT ${CMAKE_CURRENT_LIST_DIR}/columnar_memtable.cc)
+add_library(memrep_peer_columnar_memtable_seed OBJECT
+  ${CMAKE_CURRENT_LIST_DIR}/columnar_memtable_seed.cc)
 set_target_properties(memrep_peer_columnar_memtable_seed PROPERTIES
   CXX_STANDARD 17 CXX_STANDARD_REQUIRED ON CXX_EXTENSIONS OFF)
-target_compile_definitions(memrep_peer_columnar_memtable_seed PRIVATE
-  MEMREP_PEER_COLUMNAR_MEMTABLE_SEED_PART NDEBUG)
+target_compile_definitions(memrep_peer_columnar_memtable_seed PRIVATE NDEBUG)
 target_include_directories(memrep_peer_columnar_memtable_seed PRIVATE ${peer_cm})
 # After CMAKE_CXX_FLAGS_<CONFIG> on the command line, so -O3 wins; -w after
 # memrep's -Wall -Wextra [-Werror].
