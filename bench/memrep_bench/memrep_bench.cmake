@@ -24,12 +24,13 @@ add_library(memrep_bench_lib STATIC
 )
 # The harness's headers by name ("reps.h"), the peers' as "peers/peers.h".
 # rocksdb/ is public: the bench's headers use RocksDB's ABI declarations
-# (rocksdb_compat.h). The static plugin: the bench reaches into its factory and
-# adapter to check that a memrep factory built memrep's rep (not its skip-list
-# fallback) with the options it was given.
+# (rocksdb_compat.h); so is src/: shim_arena.h holds a concurrency::PerThread.
+# The static plugin: the bench reaches into its factory and adapter to check
+# that a memrep factory built memrep's rep (not its skip-list fallback) with
+# the options it was given.
 target_include_directories(memrep_bench_lib
   PUBLIC ${memrep_bench_dir} ${CMAKE_CURRENT_SOURCE_DIR} ${PROJECT_SOURCE_DIR}/rocksdb
-  PRIVATE ${PROJECT_SOURCE_DIR}/src)
+         ${PROJECT_SOURCE_DIR}/src)
 target_link_libraries(memrep_bench_lib PUBLIC memrep_rocksdb_static Threads::Threads)
 
 if(MEMREP_BUILD_BENCH)

@@ -3,8 +3,6 @@
 #include <cstdint>
 #include <thread>
 
-#include "concurrency/thread_slot.h"
-
 namespace memrep::bench {
 
 ShimArena::ShimArena(size_t block_size)
@@ -33,7 +31,7 @@ char* ShimArena::Take(size_t bytes, size_t alignment) {
     used_by_big_.fetch_add(bytes, std::memory_order_relaxed);
     return NewBlock(bytes);
   }
-  Shard& shard = shards_[concurrency::ThreadSlot() % kShards];
+  Shard& shard = shards_.Mine();
   // acquire: pairs with the release below, so the cursor written by the
   // previous holder is seen.
   while (shard.busy.exchange(true, std::memory_order_acquire)) {
@@ -65,7 +63,7 @@ char* ShimArena::AllocateAligned(size_t bytes, size_t /*huge_page_size*/,
 
 size_t ShimArena::BytesUsed() const {
   size_t total = used_by_big_.load(std::memory_order_relaxed);
-  for (const Shard& shard : shards_) total += shard.used.load(std::memory_order_relaxed);
+  shards_.ForEach([&](const Shard& shard) { total += shard.used.load(std::memory_order_relaxed); });
   return total;
 }
 

@@ -26,13 +26,13 @@
 //     the alignment padding before them; reserved counts whole blocks.
 #pragma once
 
-#include <array>
 #include <atomic>
 #include <cstddef>
 #include <memory>
 #include <mutex>
 #include <vector>
 
+#include "concurrency/per_thread.h"
 #include "rocksdb_compat.h"
 
 namespace memrep::bench {
@@ -62,7 +62,8 @@ class ShimArena final : public ROCKSDB_NAMESPACE::Allocator {
   size_t BytesUsed() const;
 
  private:
-  struct alignas(64) Shard {
+  // PerThread puts each shard on cache lines of its own.
+  struct Shard {
     std::atomic<bool> busy{false};
     char* cursor = nullptr;  // GUARDED_BY(busy)
     char* limit = nullptr;   // GUARDED_BY(busy)
@@ -74,7 +75,7 @@ class ShimArena final : public ROCKSDB_NAMESPACE::Allocator {
   char* NewBlock(size_t bytes);
 
   const size_t block_size_;
-  std::array<Shard, kShards> shards_;
+  concurrency::PerThread<Shard, kShards> shards_;
   std::atomic<size_t> reserved_{0};
   std::atomic<size_t> used_by_big_{0};  // blocks of their own, counted whole
   std::mutex blocks_mu_;
