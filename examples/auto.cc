@@ -45,14 +45,14 @@ int main() {
       std::fprintf(stderr, "memtable %d: %s\n", m + 1, s.ToString().c_str());
       return 1;
     }
-    const memrep::AutoDecision d = lineage->Counters().recent.back();
+    const memrep::AutoDecision d = memrep::AutoCountersOf(*lineage).recent.back();
     std::printf("memtable %llu: %s (%s)\n", static_cast<unsigned long long>(d.memtable),
                 d.rep.c_str(),
                 d.previous.empty() ? "first"
                 : d.switched       ? "switched"
                                    : "kept");
   }
-  const memrep::AutoCounters c = lineage->Counters();
+  const memrep::AutoCounters c = memrep::AutoCountersOf(*lineage);
   std::printf("memtables %llu, switches %llu\n", static_cast<unsigned long long>(c.memtables),
               static_cast<unsigned long long>(c.switches));
   for (const auto& [rep, n] : c.per_rep) {

@@ -11,6 +11,7 @@
 
 #include "comparator_probe.h"
 #include "concurrency/mutex.h"
+#include "memrep/auto.h"
 #include "memrep/rocksdb.h"
 #include "memtable_rep_adapter.h"
 
@@ -78,7 +79,8 @@ const std::unordered_map<std::string, rdb::OptionTypeInfo>& TypeInfoOf(const Rep
 
 }  // namespace
 
-RepFactory::RepFactory(const RepSpec& spec) : spec_(spec), nickname_(spec.Nickname()) {
+RepFactory::RepFactory(const RepSpec& spec)
+    : spec_(spec), nickname_(spec.Nickname()), lineage_(std::make_shared<RepLineage>()) {
   RegisterOptions(spec_.name(), &spec_, &TypeInfoOf(spec_));
   // No options of its own: registered only to be found (GetAutoCounters).
   static const auto* const kNoOptions = new std::unordered_map<std::string, rdb::OptionTypeInfo>();
@@ -193,7 +195,7 @@ rdb::MemTableRep* RepFactory::CreateMemTableRep(const rdb::MemTableRep::KeyCompa
 
 void RepFactory::LogDecision(rdb::Logger* logger) const {
   if (spec_.name() != AutoOptions::kName) return;
-  const AutoCounters counters = lineage_->Counters();
+  const AutoCounters counters = AutoCountersOf(*lineage_);
   if (counters.recent.empty()) return;
   const AutoDecision& d = counters.recent.back();
   rdb::Log(rdb::InfoLogLevel::INFO_LEVEL, logger, "memrep.Auto: memtable %llu uses %s (%s%s): %s",
@@ -209,7 +211,7 @@ rdb::Status GetAutoCounters(const rdb::MemTableRepFactory& factory, AutoCounters
                                  " is not one of memrep's; its memtables have no Auto counters");
   }
   try {
-    *out = lineage->Counters();
+    *out = AutoCountersOf(*lineage);
   } catch (const std::bad_alloc&) {
     return rdb::Status::MemoryLimit("could not copy memrep.Auto's counters");
   }

@@ -7,10 +7,10 @@
 #include <rocksdb/memtablerep.h>
 
 #include <atomic>
+#include <memory>
 #include <string>
 #include <unordered_map>
 
-#include "memrep/auto.h"
 #include "memrep/registry.h"
 
 namespace memrep::rocksdb_plugin {
@@ -63,7 +63,9 @@ class RepFactory final : public ROCKSDB_NAMESPACE::MemTableRepFactory {
 
   RepSpec spec_;
   const std::string nickname_;
-  const std::shared_ptr<RepLineage> lineage_ = std::make_shared<RepLineage>();
+  // Made in the constructor, where RepLineage is complete (memrep/auto.h);
+  // this header knows it only by name (memrep/rep.h).
+  const std::shared_ptr<RepLineage> lineage_;
   // The largest write_buffer_size of the column families this factory was
   // validated for; 0 until then. Sizes the reps (RepContext::write_buffer_size).
   mutable std::atomic<uint64_t> observed_write_buffer_size_{0};

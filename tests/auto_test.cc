@@ -308,7 +308,7 @@ class AutoLineage : public ::testing::Test {
     EXPECT_TRUE(s.ok()) << s.ToString();
     return t;
   }
-  std::string Current() const { return lineage_->Counters().recent.back().rep; }
+  std::string Current() const { return AutoCountersOf(*lineage_).recent.back().rep; }
 
   void Fill(MemTable& t, bool read) {
     for (int i = 0; i < 3000; ++i) {
@@ -342,7 +342,7 @@ TEST_F(AutoLineage, ItSettlesOnEachPhasesRepWithinTwoSwitches) {
     EXPECT_EQ(Current(), read ? "memrep.SortedHash" : "memrep.Vector");
     EXPECT_LE(changes, 2u);
   }
-  const AutoCounters c = lineage_->Counters();
+  const AutoCounters c = AutoCountersOf(*lineage_);
   EXPECT_EQ(c.memtables, 16u);
   EXPECT_EQ(c.switches, 3u);
   uint64_t total = 0;
@@ -366,7 +366,7 @@ TEST_F(AutoLineage, StatisticsCountWhatTheMemtableWasAsked) {
   std::string v;
   for (int i = 0; i < 320; ++i)
     EXPECT_TRUE(t->Get("absent" + std::to_string(i), kMaxSequenceNumber, &v).IsNotFound());
-  const WorkloadStats s = lineage_->NewestStats();
+  const WorkloadStats s = NewestStatsOf(*lineage_);
   EXPECT_EQ(s.writes(), 3010u);
   EXPECT_EQ(s.batches, 1u);
   EXPECT_EQ(s.batch_entries, 10u);

@@ -12,6 +12,7 @@
 
 #include "comparator_probe.h"
 #include "format/coding.h"
+#include "memrep/auto.h"
 #include "memrep/registry.h"
 #include "memrep/rocksdb.h"
 #include "memrep/sorted_hash.h"

@@ -117,7 +117,9 @@ struct AutoCounters {
 // The memtables of one column family, one after another: memrep.Auto keeps
 // its history here. The RocksDB face keeps one per factory object (column
 // families that share one factory object share it); the standalone face
-// takes one in MemTableOptions::lineage. Thread-safe.
+// takes one in MemTableOptions::lineage. The faces only pass it on (they
+// know it by a forward declaration); what is in it is memrep.Auto's, read
+// with AutoCountersOf and NewestStatsOf below. Thread-safe.
 class MEMREP_EXPORT RepLineage {
  public:
   RepLineage();
@@ -125,17 +127,19 @@ class MEMREP_EXPORT RepLineage {
   RepLineage(const RepLineage&) = delete;
   RepLineage& operator=(const RepLineage&) = delete;
 
-  // The decisions so far (empty counters until a memrep.Auto memtable is made).
-  AutoCounters Counters() const;
-  // The statistics of the newest memtable so far (all zero if none).
-  WorkloadStats NewestStats() const;
-
-  // Internal: what memrep.Auto keeps here.
+  // Internal: what memrep.Auto keeps here (src/auto/lineage.h).
   struct State;
   const std::shared_ptr<State>& state() const { return state_; }
 
  private:
   std::shared_ptr<State> state_;
 };
+
+// The decisions so far of `lineage`'s memrep.Auto memtables (empty counters
+// until one is made).
+MEMREP_EXPORT AutoCounters AutoCountersOf(const RepLineage& lineage);
+// The statistics of `lineage`'s newest memrep.Auto memtable so far (all zero
+// if none).
+MEMREP_EXPORT WorkloadStats NewestStatsOf(const RepLineage& lineage);
 
 }  // namespace memrep

@@ -27,7 +27,6 @@
 #include <string_view>
 #include <vector>
 
-#include "memrep/auto.h"
 #include "memrep/comparator.h"
 #include "memrep/entry.h"
 #include "memrep/export.h"
@@ -35,6 +34,8 @@
 #include "memrep/status.h"
 
 namespace memrep {
+
+class RepLineage;  // memrep/auto.h: include it to make one and to read it
 
 struct MemTableOptions {
   // The rep: a name or alias ("memrep.SortedHash", "sorted_hash"), a name

@@ -22,8 +22,11 @@
 #include <string>
 #include <string_view>
 
-#include "memrep/auto.h"
 #include "memrep/export.h"
+
+namespace memrep {
+struct AutoCounters;  // memrep/auto.h: include it to call GetAutoCounters
+}  // namespace memrep
 
 namespace memrep::rocksdb_plugin {
 
@@ -33,11 +36,12 @@ namespace memrep::rocksdb_plugin {
 MEMREP_EXPORT ROCKSDB_NAMESPACE::Status NewRepFactory(
     std::string_view spec, std::shared_ptr<ROCKSDB_NAMESPACE::MemTableRepFactory>* out);
 
-// What a memrep.Auto factory has decided so far (memrep/auto.h): memtables
-// made, switches, memtables per rep and the recent decisions with their
-// reasons. Each decision is also logged to the DB's LOG ("memrep.Auto:
-// memtable N uses ..."). A factory of another memrep rep answers empty
-// counters; NotFound if `factory` is not one of memrep's.
+// What a memrep.Auto factory has decided so far: memtables made, switches,
+// memtables per rep and the recent decisions with their reasons (the caller
+// includes memrep/auto.h, which declares AutoCounters). Each decision is
+// also logged to the DB's LOG ("memrep.Auto: memtable N uses ..."). A
+// factory of another memrep rep answers empty counters; NotFound if
+// `factory` is not one of memrep's.
 MEMREP_EXPORT ROCKSDB_NAMESPACE::Status GetAutoCounters(
     const ROCKSDB_NAMESPACE::MemTableRepFactory& factory, AutoCounters* out);
 

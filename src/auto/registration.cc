@@ -269,17 +269,4 @@ std::string AutoOptions::Spec() const {
   return std::string("id=") + kName + ";" + auto_rep::OptionTableOf().ToString(this);
 }
 
-RepLineage::RepLineage() : state_(std::make_shared<State>()) {}
-RepLineage::~RepLineage() = default;
-
-AutoCounters RepLineage::Counters() const {
-  concurrency::MutexLock lock(&state_->mu);
-  return state_->counters;
-}
-
-WorkloadStats RepLineage::NewestStats() const {
-  concurrency::MutexLock lock(&state_->mu);
-  return state_->newest != nullptr ? state_->newest->Snapshot() : WorkloadStats{};
-}
-
 }  // namespace memrep
