@@ -14,6 +14,7 @@
 #include "memrep/auto.h"
 #include "memrep/rocksdb.h"
 #include "memtable_rep_adapter.h"
+#include "registry/registry.h"
 
 namespace memrep::rocksdb_plugin {
 namespace {
@@ -194,14 +195,9 @@ rdb::MemTableRep* RepFactory::CreateMemTableRep(const rdb::MemTableRep::KeyCompa
 }
 
 void RepFactory::LogDecision(rdb::Logger* logger) const {
-  if (spec_.name() != AutoOptions::kName) return;
-  const AutoCounters counters = AutoCountersOf(*lineage_);
-  if (counters.recent.empty()) return;
-  const AutoDecision& d = counters.recent.back();
-  rdb::Log(rdb::InfoLogLevel::INFO_LEVEL, logger, "memrep.Auto: memtable %llu uses %s (%s%s): %s",
-           static_cast<unsigned long long>(d.memtable), d.rep.c_str(),
-           d.previous.empty() ? "the first" : (d.switched ? "switched from " : "kept after "),
-           d.previous.c_str(), d.reason.c_str());
+  const std::string line = registry::DescribeNewestDecision(spec_, *lineage_);
+  if (line.empty()) return;
+  rdb::Log(rdb::InfoLogLevel::INFO_LEVEL, logger, "%s", line.c_str());
 }
 
 rdb::Status GetAutoCounters(const rdb::MemTableRepFactory& factory, AutoCounters* out) {

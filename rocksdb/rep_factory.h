@@ -58,7 +58,8 @@ class RepFactory final : public ROCKSDB_NAMESPACE::MemTableRepFactory {
       std::unordered_map<std::string, std::string>* unused) override;
 
  private:
-  // Logs memrep.Auto's decision for the memtable just made (a line a memtable).
+  // Logs what the rep decided for the memtable just made, if it decides
+  // anything per memtable (Registration::describe_decision): a line a memtable.
   void LogDecision(ROCKSDB_NAMESPACE::Logger* logger) const;
 
   RepSpec spec_;

@@ -14,6 +14,7 @@
 #include "auto/workload_recorder.h"
 #include "memrep/memtable.h"
 #include "memrep/registry.h"
+#include "registry/registry.h"
 
 namespace memrep {
 namespace {
@@ -350,6 +351,29 @@ TEST_F(AutoLineage, ItSettlesOnEachPhasesRepWithinTwoSwitches) {
   EXPECT_EQ(total, c.memtables);
   EXPECT_TRUE(c.recent.back().reason.find("per write") != std::string::npos)
       << c.recent.back().reason;
+}
+
+// The RocksDB face logs each memtable's decision through the registry's
+// describe_decision hook, which only a rep that decides per memtable fills.
+TEST_F(AutoLineage, TheRegistryDescribesEachDecisionAsALogLine) {
+  const std::string rotate =
+      "id=memrep.Auto; candidates=memrep.SortedHash,memrep.Vector; policy=rotate";
+  RepSpec auto_spec, sorted_hash;
+  ASSERT_TRUE(RepSpec::Parse(rotate, &auto_spec).ok());
+  ASSERT_TRUE(RepSpec::Parse("memrep.SortedHash", &sorted_hash).ok());
+  EXPECT_EQ(registry::DescribeNewestDecision(auto_spec, *lineage_), "") << "no memtable yet";
+  auto t = Next(rotate);
+  const std::string first = registry::DescribeNewestDecision(auto_spec, *lineage_);
+  EXPECT_EQ(first.rfind("memrep.Auto: memtable 1 uses memrep.SortedHash (the first): ", 0), 0u)
+      << first;
+  t = Next(rotate);
+  const std::string second = registry::DescribeNewestDecision(auto_spec, *lineage_);
+  EXPECT_EQ(
+      second.rfind("memrep.Auto: memtable 2 uses memrep.Vector (switched from memrep.SortedHash): ",
+                   0),
+      0u)
+      << second;
+  EXPECT_EQ(registry::DescribeNewestDecision(sorted_hash, *lineage_), "");
 }
 
 TEST_F(AutoLineage, StatisticsCountWhatTheMemtableWasAsked) {

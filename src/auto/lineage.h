@@ -28,4 +28,12 @@ struct RepLineage::State {
   static constexpr size_t kRecentDecisions = 64;
 };
 
+namespace auto_rep {
+
+// The newest decision recorded in `lineage`, as one line for a log
+// ("memrep.Auto: memtable N uses <rep> (...): <reason>"); "" if none.
+std::string DescribeNewestDecision(const RepLineage& lineage);
+
+}  // namespace auto_rep
+
 }  // namespace memrep

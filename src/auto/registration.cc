@@ -248,6 +248,7 @@ const registry::Registration& RepRegistration() {
     };
     r.check_options = CheckOptions;
     r.traits_of = TraitsOf;
+    r.describe_decision = DescribeNewestDecision;
     r.check_write_buffer_size = CheckWriteBufferSize;
     r.check_rows_face = CheckRowsFace;
     r.make = Make;

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "memrep/registry.h"
 #include "memrep/rep.h"
 #include "memrep/status.h"
 #include "registry/option_table.h"
@@ -50,6 +51,11 @@ struct Registration {
   // Optional: the traits of a rep with these options, where they depend on
   // them (a rep that builds other reps); else `traits` above.
   RepTraits (*traits_of)(const AnyOptions& options) = nullptr;
+  // Optional: what this rep decided for the newest memtable of `lineage`, as
+  // one line for a log ("" if it decided nothing): a rep that chooses per
+  // memtable (one that builds other reps). The RocksDB face logs the line
+  // each time it makes a memtable.
+  std::string (*describe_decision)(const RepLineage& lineage) = nullptr;
   // Builds a rep from options that the table validated.
   Status (*make)(const AnyOptions& options, const RepContext& context,
                  std::unique_ptr<Rep>* out) = nullptr;
@@ -76,6 +82,10 @@ std::string KnownNames();
 // later, as it registers (the RocksDB plugin adds its factories this way).
 // fn runs under the registry's lock: it must not register reps.
 void ForEachNowAndLater(std::function<void(const Registration&)> fn);
+
+// The line `spec`'s rep gives for the newest memtable of `lineage`
+// (Registration::describe_decision); "" if the rep describes none.
+std::string DescribeNewestDecision(const RepSpec& spec, const RepLineage& lineage);
 
 // memrep's own reps (src/builtin_reps.cc).
 const std::vector<const Registration*>& BuiltinReps();

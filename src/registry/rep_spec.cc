@@ -277,4 +277,13 @@ Status RepSpec::NewRep(const RepContext& context, std::unique_ptr<Rep>* out) con
   }
 }
 
+namespace registry {
+
+std::string DescribeNewestDecision(const RepSpec& spec, const RepLineage& lineage) {
+  const Registration& r = *spec.impl().rep;
+  return r.describe_decision == nullptr ? std::string() : r.describe_decision(lineage);
+}
+
+}  // namespace registry
+
 }  // namespace memrep
