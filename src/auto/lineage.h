@@ -26,6 +26,9 @@ struct RepLineage::State {
   AutoCounters counters GUARDED_BY(mu);
 
   static constexpr size_t kRecentDecisions = 64;
+
+  // Counts the decision for a new memtable and keeps it among the recent.
+  void Record(AutoDecision decision) REQUIRES(mu);
 };
 
 namespace auto_rep {
