@@ -5,18 +5,11 @@
 #include "auto/make_rep.h"
 #include "memrep/auto.h"
 #include "memrep/registry.h"
+#include "registry/typed_registration.h"
 
 namespace memrep {
 
 namespace auto_rep {
-namespace {
-
-Status Make(const registry::AnyOptions& options, const RepContext& context,
-            std::unique_ptr<Rep>* out) {
-  return MakeRep(options.As<AutoOptions>(), context, out);
-}
-
-}  // namespace
 
 const registry::OptionTable& OptionTableOf() {
   using O = AutoOptions;
@@ -42,50 +35,52 @@ const registry::OptionTable& OptionTableOf() {
   return table;
 }
 
+namespace {
+
+using Typed = registry::TypedRegistration<AutoOptions, OptionTableOf, MakeRep>;
+
+}  // namespace
+
 const registry::Registration& RepRegistration() {
-  static const registry::Registration registration = [] {
-    registry::Registration r;
-    r.name = AutoOptions::kName;
-    r.aliases = {"auto"};
-    r.summary =
-        "chooses the rep of each memtable (among candidates) from the workload the last "
-        "memtables of its column family saw, with hysteresis; counts what it is asked";
-    // What the default candidates share (traits_of gives them for any list).
-    r.traits.concurrent_insert = true;
-    r.traits.duplicates = RepTraits::Duplicates::kInBatch;
-    r.traits.comparators = RepTraits::Comparators::kAny;
-    r.traits.point_read_while_mutable = RepTraits::Cost::kLogarithmic;
-    r.traits.new_iterator_while_mutable = RepTraits::Cost::kConstant;
-    r.options = &OptionTableOf();
-    r.conformance_options = {
-        // Every candidate in turn, one per memtable.
-        "policy=rotate",
-        "pin=memrep.SortedHash",
-        "pin=memrep.Vector",
-        "pin=memrep.Columnar",
-    };
-    r.check_options = CheckOptions;
-    r.traits_of = TraitsOf;
-    r.describe_decision = DescribeNewestDecision;
-    r.check_write_buffer_size = CheckWriteBufferSize;
-    r.check_rows_face = CheckRowsFace;
-    r.make = Make;
-    return r;
-  }();
+  static const registry::Registration registration = Typed::Describe({
+      .aliases = {"auto"},
+      .summary = "chooses the rep of each memtable (among candidates) from the workload the "
+                 "last memtables of its column family saw, with hysteresis; counts what it is "
+                 "asked",
+      // What the default candidates share (traits_of gives them for any list).
+      .traits = {.concurrent_insert = true,
+                 .duplicates = RepTraits::Duplicates::kInBatch,
+                 .comparators = RepTraits::Comparators::kAny,
+                 .point_read_while_mutable = RepTraits::Cost::kLogarithmic,
+                 .new_iterator_while_mutable = RepTraits::Cost::kConstant},
+      .conformance_options =
+          {
+              // Every candidate in turn, one per memtable.
+              "policy=rotate",
+              "pin=memrep.SortedHash",
+              "pin=memrep.Vector",
+              "pin=memrep.Columnar",
+          },
+      .check_write_buffer_size = CheckWriteBufferSize,
+      .check_rows_face = CheckRowsFace,
+      .check_options = CheckOptions,
+      .traits_of = TraitsOf,
+      .describe_decision = DescribeNewestDecision,
+  });
   return registration;
 }
 
 }  // namespace auto_rep
 
 Status AutoOptions::Validate() const {
-  Status s = auto_rep::OptionTableOf().Validate(this);
+  Status s = auto_rep::Typed::Validate(*this);
   if (!s.ok()) return s;
+  // The candidates name other reps: the registration's check_options, which
+  // RepSpec runs.
   RepSpec spec;
   return RepSpec::Parse(Spec(), &spec);
 }
 
-std::string AutoOptions::Spec() const {
-  return std::string("id=") + kName + ";" + auto_rep::OptionTableOf().ToString(this);
-}
+std::string AutoOptions::Spec() const { return auto_rep::Typed::Spec(*this); }
 
 }  // namespace memrep

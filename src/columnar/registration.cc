@@ -2,6 +2,7 @@
 
 #include "columnar/columnar_rep.h"
 #include "memrep/columnar.h"
+#include "registry/typed_registration.h"
 
 namespace memrep {
 
@@ -34,49 +35,40 @@ const registry::OptionTable& OptionTableOf() {
 
 namespace {
 
-Status Make(const registry::AnyOptions& options, const RepContext& context,
-            std::unique_ptr<Rep>* out) {
-  return ColumnarRep::Make(options.As<ColumnarOptions>(), context, out);
-}
+using Typed = registry::TypedRegistration<ColumnarOptions, OptionTableOf, ColumnarRep::Make>;
 
 }  // namespace
 
 const registry::Registration& RepRegistration() {
-  static const registry::Registration registration = [] {
-    registry::Registration r;
-    r.name = ColumnarOptions::kName;
-    r.aliases = {"columnar"};
-    r.summary =
-        "write-optimised: each writer appends to its own block of columns, a fingerprinted "
-        "hash index answers point reads, full blocks are radix-sorted in the background";
-    r.traits.concurrent_insert = true;
-    r.traits.duplicates = RepTraits::Duplicates::kInBatch;
-    r.traits.comparators = RepTraits::Comparators::kBytewise;
-    r.traits.point_read_while_mutable = RepTraits::Cost::kConstant;
-    r.traits.new_iterator_while_mutable = RepTraits::Cost::kConstant;
-    r.traits.max_memtable_bytes = ColumnarOptions::kMaxWriteBufferSize;
-    r.options = &OptionTableOf();
-    r.positional_option = "block_size";
-    r.conformance_options = {
-        // Tiny blocks and few sorted blocks: sealing, background sorts and
-        // merges every few inserts; one region that every writer shares.
-        "block_size=16;max_sorted_blocks=2;shards=1",
-        // Many regions and few buckets: keys spill into overflow buckets
-        // (tests/columnar_test.cc runs a single bucket with thousands of keys).
-        "block_size=64;shards=64;bucket_count=64",
-    };
-    r.make = Make;
-    return r;
-  }();
+  static const registry::Registration registration = Typed::Describe({
+      .aliases = {"columnar"},
+      .summary = "write-optimised: each writer appends to its own block of columns, a "
+                 "fingerprinted hash index answers point reads, full blocks are radix-sorted "
+                 "in the background",
+      .traits = {.concurrent_insert = true,
+                 .duplicates = RepTraits::Duplicates::kInBatch,
+                 .comparators = RepTraits::Comparators::kBytewise,
+                 .point_read_while_mutable = RepTraits::Cost::kConstant,
+                 .new_iterator_while_mutable = RepTraits::Cost::kConstant,
+                 .max_memtable_bytes = ColumnarOptions::kMaxWriteBufferSize},
+      .positional_option = "block_size",
+      .conformance_options =
+          {
+              // Tiny blocks and few sorted blocks: sealing, background sorts and
+              // merges every few inserts; one region that every writer shares.
+              "block_size=16;max_sorted_blocks=2;shards=1",
+              // Many regions and few buckets: keys spill into overflow buckets
+              // (tests/columnar_test.cc runs a single bucket with thousands of keys).
+              "block_size=64;shards=64;bucket_count=64",
+          },
+  });
   return registration;
 }
 
 }  // namespace columnar
 
-Status ColumnarOptions::Validate() const { return columnar::OptionTableOf().Validate(this); }
+Status ColumnarOptions::Validate() const { return columnar::Typed::Validate(*this); }
 
-std::string ColumnarOptions::Spec() const {
-  return std::string("id=") + kName + ";" + columnar::OptionTableOf().ToString(this);
-}
+std::string ColumnarOptions::Spec() const { return columnar::Typed::Spec(*this); }
 
 }  // namespace memrep

@@ -23,17 +23,19 @@
 
 namespace memrep::registry {
 
+// Every field has a default, so a registration written with designated
+// initializers names only what it sets (src/registry/typed_registration.h).
 struct Registration {
-  std::string name;                  // canonical: what factories and OPTIONS files write
-  std::vector<std::string> aliases;  // other spellings: a nickname, a seed design's own name
-  std::string summary;               // one line, for listings
-  RepTraits traits;
+  std::string name = {};                  // canonical: what factories and OPTIONS files write
+  std::vector<std::string> aliases = {};  // other spellings: a nickname, a seed design's own name
+  std::string summary = {};               // one line, for listings
+  RepTraits traits = {};
   const OptionTable* options = nullptr;  // REQUIRED (an empty table if the rep has none)
-  std::string positional_option;         // the option "<name>:<value>" sets; "" if none
+  std::string positional_option = {};    // the option "<name>:<value>" sets; "" if none
   // Options strings the conformance suite runs besides the defaults: small
   // thresholds that make every background path of the rep run in small
   // tests ("seal_threshold=3;max_runs=3").
-  std::vector<std::string> conformance_options;
+  std::vector<std::string> conformance_options = {};
   // Optional: OK if a memtable of write_buffer_size bytes fits a rep with
   // these options, else InvalidArgument saying what to change (a rep whose
   // capacity is an option). traits.max_memtable_bytes is checked first.

@@ -2,6 +2,7 @@
 
 #include "memrep/sorted_hash.h"
 #include "registry/run_option_rows.h"
+#include "registry/typed_registration.h"
 #include "sorted_hash/sorted_hash_rep.h"
 
 namespace memrep {
@@ -22,49 +23,45 @@ const registry::OptionTable& OptionTableOf() {
 
 namespace {
 
-Status Make(const registry::AnyOptions& options, const RepContext& context,
+// With the default region (SortedHashRep::Make's last argument is for tests).
+Status Make(const SortedHashOptions& options, const RepContext& context,
             std::unique_ptr<Rep>* out) {
-  return SortedHashRep::Make(options.As<SortedHashOptions>(), context, out);
+  return SortedHashRep::Make(options, context, out);
 }
+
+using Typed = registry::TypedRegistration<SortedHashOptions, OptionTableOf, Make>;
 
 }  // namespace
 
 const registry::Registration& RepRegistration() {
-  static const registry::Registration registration = [] {
-    registry::Registration r;
-    r.name = SortedHashOptions::kName;
-    r.aliases = {"sorted_hash", "speedb.HashSpdRepFactory"};
-    r.summary =
-        "hash index on the full user key for O(1) writes and point reads, sorted runs cut and "
-        "merged in the background for ordered reads";
-    r.traits.concurrent_insert = true;
-    r.traits.duplicates = RepTraits::Duplicates::kAll;
-    r.traits.comparators = RepTraits::Comparators::kByteEquality;
-    r.traits.point_read_while_mutable = RepTraits::Cost::kConstant;
-    r.traits.new_iterator_while_mutable = RepTraits::Cost::kConstant;
-    r.traits.max_memtable_bytes = SortedHashOptions::kMaxWriteBufferSize;
-    r.options = &OptionTableOf();
-    r.positional_option = "bucket_count";
-    r.conformance_options = {
-        // Tiny thresholds: many runs, background cuts and merges on every few
-        // inserts, iterators that seal their tails, and long bucket chains.
-        "bucket_count=16;seal_threshold=3;background_cut=5;max_runs=3",
-        // No background cut: iterators extend a shared, incrementally sorted
-        // tail and publish it as a run at seal_threshold.
-        "seal_threshold=300;background_cut=16777216;max_runs=4",
-    };
-    r.make = Make;
-    return r;
-  }();
+  static const registry::Registration registration = Typed::Describe({
+      .aliases = {"sorted_hash", "speedb.HashSpdRepFactory"},
+      .summary = "hash index on the full user key for O(1) writes and point reads, sorted runs "
+                 "cut and merged in the background for ordered reads",
+      .traits = {.concurrent_insert = true,
+                 .duplicates = RepTraits::Duplicates::kAll,
+                 .comparators = RepTraits::Comparators::kByteEquality,
+                 .point_read_while_mutable = RepTraits::Cost::kConstant,
+                 .new_iterator_while_mutable = RepTraits::Cost::kConstant,
+                 .max_memtable_bytes = SortedHashOptions::kMaxWriteBufferSize},
+      .positional_option = "bucket_count",
+      .conformance_options =
+          {
+              // Tiny thresholds: many runs, background cuts and merges on every
+              // few inserts, iterators that seal their tails, and long bucket chains.
+              "bucket_count=16;seal_threshold=3;background_cut=5;max_runs=3",
+              // No background cut: iterators extend a shared, incrementally
+              // sorted tail and publish it as a run at seal_threshold.
+              "seal_threshold=300;background_cut=16777216;max_runs=4",
+          },
+  });
   return registration;
 }
 
 }  // namespace sorted_hash
 
-Status SortedHashOptions::Validate() const { return sorted_hash::OptionTableOf().Validate(this); }
+Status SortedHashOptions::Validate() const { return sorted_hash::Typed::Validate(*this); }
 
-std::string SortedHashOptions::Spec() const {
-  return std::string("id=") + kName + ";" + sorted_hash::OptionTableOf().ToString(this);
-}
+std::string SortedHashOptions::Spec() const { return sorted_hash::Typed::Spec(*this); }
 
 }  // namespace memrep

@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "memrep/trie.h"
+#include "registry/typed_registration.h"
 #include "trie/node.h"
 #include "trie/trie_options_check.h"
 #include "trie/trie_rep.h"
@@ -107,51 +108,44 @@ Status CheckWriteBufferSize(const registry::AnyOptions& options, uint64_t write_
       " or lower write_buffer_size");
 }
 
-Status Make(const registry::AnyOptions& options, const RepContext& context,
-            std::unique_ptr<Rep>* out) {
-  const TrieOptions& o = options.As<TrieOptions>();
+Status Make(const TrieOptions& o, const RepContext& context, std::unique_ptr<Rep>* out) {
   NoteIgnored(o);
   return TrieRep::Make(o, context, out);
 }
 
+using Typed = registry::TypedRegistration<TrieOptions, OptionTableOf, Make>;
+
 }  // namespace
 
 const registry::Registration& RepRegistration() {
-  static const registry::Registration registration = [] {
-    registry::Registration r;
-    r.name = TrieOptions::kName;
-    r.aliases = {"trie", "cspp"};
-    r.summary =
-        "a concurrent Patricia trie in one region addressed by 4-byte offsets: point writes "
-        "and reads walk a few small nodes, prefixes are stored once, readers never lock, and "
-        "a file-backed trie survives a crash";
-    r.traits.concurrent_insert = true;
-    r.traits.duplicates = RepTraits::Duplicates::kAll;
-    r.traits.comparators = RepTraits::Comparators::kBytewise;
-    r.traits.point_read_while_mutable = RepTraits::Cost::kLogarithmic;
-    r.traits.new_iterator_while_mutable = RepTraits::Cost::kConstant;
-    r.traits.max_memtable_bytes = TrieOptions::kMaxMemCap / TrieOptions::kWriteBufferShareDen *
-                                  TrieOptions::kWriteBufferShareNum;
-    r.options = &OptionTableOf();
-    r.positional_option = "mem_cap";
-    r.conformance_options = {
-        // The smallest region RocksDB's default 64 MiB write buffer fits in.
-        "mem_cap=86M; use_vm=false",
-    };
-    r.check_write_buffer_size = CheckWriteBufferSize;
-    r.check_rows_face = CheckRowsFaceOf;
-    r.make = Make;
-    return r;
-  }();
+  static const registry::Registration registration = Typed::Describe({
+      .aliases = {"trie", "cspp"},
+      .summary = "a concurrent Patricia trie in one region addressed by 4-byte offsets: point "
+                 "writes and reads walk a few small nodes, prefixes are stored once, readers "
+                 "never lock, and a file-backed trie survives a crash",
+      .traits = {.concurrent_insert = true,
+                 .duplicates = RepTraits::Duplicates::kAll,
+                 .comparators = RepTraits::Comparators::kBytewise,
+                 .point_read_while_mutable = RepTraits::Cost::kLogarithmic,
+                 .new_iterator_while_mutable = RepTraits::Cost::kConstant,
+                 .max_memtable_bytes = TrieOptions::kMaxMemCap / TrieOptions::kWriteBufferShareDen *
+                                       TrieOptions::kWriteBufferShareNum},
+      .positional_option = "mem_cap",
+      .conformance_options =
+          {
+              // The smallest region RocksDB's default 64 MiB write buffer fits in.
+              "mem_cap=86M; use_vm=false",
+          },
+      .check_write_buffer_size = CheckWriteBufferSize,
+      .check_rows_face = CheckRowsFaceOf,
+  });
   return registration;
 }
 
 }  // namespace trie
 
-Status TrieOptions::Validate() const { return trie::OptionTableOf().Validate(this); }
+Status TrieOptions::Validate() const { return trie::Typed::Validate(*this); }
 
-std::string TrieOptions::Spec() const {
-  return std::string("id=") + kName + ";" + trie::OptionTableOf().ToString(this);
-}
+std::string TrieOptions::Spec() const { return trie::Typed::Spec(*this); }
 
 }  // namespace memrep
