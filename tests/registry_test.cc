@@ -51,6 +51,20 @@ TEST(Registry, ListsMemrepsRepsFirstWithNamesTraitsAndOptions) {
   EXPECT_NE(s.message().find("memrep.SortedHash"), std::string::npos) << "lists the known names";
 }
 
+// Only memrep.Auto chooses another rep per memtable; tools that show its
+// decisions ask the registry, not the name.
+TEST(Registry, OnlyAutoChoosesARepPerMemtable) {
+  int choosers = 0;
+  for (const RepInfo& info : ListReps()) {
+    EXPECT_EQ(info.chooses_per_memtable, info.name == "memrep.Auto") << info.name;
+    choosers += info.chooses_per_memtable ? 1 : 0;
+  }
+  EXPECT_EQ(choosers, 1);
+  RepInfo info;
+  ASSERT_TRUE(DescribeRep("auto", &info).ok());
+  EXPECT_TRUE(info.chooses_per_memtable);
+}
+
 TEST(Registry, ANameOrAliasTakenTwiceIsRefused) {
   static const registry::Registration clash = [] {
     registry::Registration r = *registry::Find("test.Map");

@@ -106,7 +106,8 @@ int Main(int argc, char** argv) {
       "its Puts, Gets and scans (each one op) per second; readers: the writer's Puts per second "
       "and the %llu readers' Gets per second, both over the phase's time (the phase ends when "
       "the writes and the readers' Gets, 2 per write, are done); total s: the sum of the "
-      "four medians; ÷ best fixed: total over the fastest total among the reps not named Auto; "
+      "four medians; ÷ best fixed: total over the fastest total among the reps that choose no "
+      "other rep (all but memrep.Auto); "
       "÷ skip_list: total over skip_list's (lower is faster).\n",
       static_cast<unsigned long long>(flags.rounds), static_cast<unsigned long long>(kReaders));
   PrintAuto(flags, runs);

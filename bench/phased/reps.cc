@@ -1,14 +1,16 @@
 #include "reps.h"
 
-#include <cctype>
 #include <cstdio>
+
+#include "memrep/registry.h"
 
 namespace memrep::phased {
 
 bool IsAuto(std::string_view spec) {
-  std::string lower(spec);
-  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return lower.find("auto") != std::string::npos;
+  memrep::RepSpec parsed;
+  memrep::RepInfo info;
+  return memrep::RepSpec::Parse(spec, &parsed).ok() &&
+         memrep::DescribeRep(parsed.name(), &info).ok() && info.chooses_per_memtable;
 }
 
 rdb::Status NewFactory(const std::string& spec, std::shared_ptr<rdb::MemTableRepFactory>* out) {

@@ -21,7 +21,9 @@ namespace memrep::phased {
 
 namespace rdb = ROCKSDB_NAMESPACE;
 
-// memrep.Auto by name, alias ("auto") or options string: "auto" in any case.
+// Whether `spec` (a name, an alias or an options string) names a rep that
+// chooses another rep per memtable (memrep.Auto), as the registry says
+// (RepInfo::chooses_per_memtable); false for skip_list and for a bad spec.
 bool IsAuto(std::string_view spec);
 
 // A new factory for `spec`: RocksDB's skip list, or one of memrep's. Every run

@@ -37,6 +37,10 @@ struct RepInfo {
   RepTraits traits;
   std::vector<OptionInfo> options;
   std::string positional_option;  // the option "<name>:<value>" sets; "" if none
+  // Not a structure of its own: each memtable gets another rep, chosen per
+  // memtable (memrep.Auto), whose decisions a lineage keeps
+  // (memrep/auto.h, AutoCountersOf; the RocksDB face: GetAutoCounters).
+  bool chooses_per_memtable = false;
 };
 
 // The traits' values as listings and JSON write them: "constant",

@@ -37,6 +37,7 @@ RepInfo InfoOf(const registry::Registration& r) {
   info.aliases = r.aliases;
   info.summary = r.summary;
   info.positional_option = r.positional_option;
+  info.chooses_per_memtable = r.describe_decision != nullptr;
   const registry::AnyOptions defaults(r.options);
   info.traits = r.traits_of != nullptr ? r.traits_of(defaults) : r.traits;
   for (const registry::OptionField& field : r.options->fields()) {
