@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "concurrency/background_pool.h"
-#include "format/batch_duplicates.h"
 #include "memory/sharded_arena.h"
+#include "rep/batch_duplicates.h"
 #include "runs/sorted_run.h"
 #include "test_util.h"
 #include "vector/vector_rep.h"
@@ -19,7 +19,7 @@
 namespace memrep::vector {
 namespace {
 
-using format::BatchDuplicates;
+using rep::BatchDuplicates;
 using runs::SortedRun;
 using testing::MakeEntry;
 using testing::NumberKey;

@@ -90,11 +90,12 @@
 #include <string>
 
 #include "columnar_memtable_seed.h"
-#include "format/batch_status.h"
+#include "rep/batch_status.h"
 #include "memrep/comparator.h"
 #include "memrep/rep.h"
 #include "peers/peers.h"
 #include "registry/registry.h"
+#include "rep/batch_status.h"
 
 #ifndef MEMREP_PEER_COLUMNAR_MEMTABLE_COMMIT
 #define MEMREP_PEER_COLUMNAR_MEMTABLE_COMMIT "unknown"
@@ -350,7 +351,7 @@ class ColumnarMemtableRep final : public Rep {
     });
     if (!s.ok()) return s;  // what the seed stored of the batch is unknown
     written_.Add(count);
-    return refused.ok() ? Status::OK() : format::BatchRecordStatus(count, refused);
+    return refused.ok() ? Status::OK() : rep::BatchRecordStatus(count, refused);
   }
 
   void Get(std::string_view internal_key, void* arg, EntryCallback callback) const override {

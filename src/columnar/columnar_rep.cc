@@ -10,10 +10,10 @@
 
 #include "columnar/columnar_iterator.h"
 #include "concurrency/background_pool.h"
-#include "format/batch_duplicates.h"
-#include "format/batch_status.h"
 #include "format/coding.h"
 #include "memory/populate.h"
+#include "rep/batch_duplicates.h"
+#include "rep/batch_status.h"
 #include "runs/run_options.h"
 #include "util/hash64.h"
 
@@ -96,7 +96,7 @@ ColumnarRep::ColumnarRep(const ColumnarOptions& options, const RepContext& conte
       table_(std::countr_zero(EffectiveBlockSize(options, write_buffer_size))),
       index_(EffectiveBucketCount(options, write_buffer_size), &table_, context.allocator),
       regions_(new Region[options.shards]),
-      owner_(format::BatchDuplicates::NewOwner()),
+      owner_(rep::BatchDuplicates::NewOwner()),
       sets_(std::make_shared<BlockSets>(table_, order_, options.max_sorted_blocks,
                                         context.background != nullptr
                                             ? *context.background
@@ -207,13 +207,13 @@ void ColumnarRep::Fill(Block* block, uint32_t i, const char* key, uint32_t key_l
 }
 
 Status ColumnarRep::Admit(const Meta& meta) const {
-  using D = format::BatchDuplicates;
+  using D = rep::BatchDuplicates;
   switch (
       D::Admit(owner_, order_, std::string_view(meta.key, meta.key_len), TagSequence(meta.tag))) {
     case D::Result::kNew:
       return Status::OK();
     case D::Result::kDuplicate:
-      return format::DuplicateRecordStatus(TagSequence(meta.tag));
+      return rep::DuplicateRecordStatus(TagSequence(meta.tag));
     case D::Result::kNoMemory:
       break;
   }
@@ -513,7 +513,7 @@ Status ColumnarRep::AddBatch(std::span<const EntryView> entries, bool /*concurre
       }
       Finish(region, staged[j]);
     }
-    if (!s.ok()) return n == 1 ? s : format::BatchRecordStatus(start + k, s);
+    if (!s.ok()) return n == 1 ? s : rep::BatchRecordStatus(start + k, s);
   }
   return Status::OK();
 }

@@ -19,7 +19,7 @@
 // uncontended flag on the region's own cache line) while it reserves an entry,
 // copies bytes and queues or links entries; the index insert is lock-free.
 // Readers take no lock for Get; an iterator takes BlockSets' mutexes briefly
-// to take a view. Duplicates: kInBatch (format/batch_duplicates.h); the index
+// to take a view. Duplicates: kInBatch (rep/batch_duplicates.h); the index
 // is not consulted at insert time, that is the point of the queue.
 #pragma once
 
@@ -173,7 +173,7 @@ class ColumnarRep final : public Rep {
   // after an insert returned sees the bit of its region.
   static constexpr uint32_t kQueuedWords = ColumnarOptions::kMaxShards / 64;
   std::atomic<uint64_t> queued_[kQueuedWords] = {};
-  const uint64_t owner_;  // this rep's number for format::BatchDuplicates
+  const uint64_t owner_;  // this rep's number for rep::BatchDuplicates
   // Block numbers handed out (from 1). relaxed: a counter; the block table
   // publishes blocks.
   std::atomic<uint32_t> next_block_{1};

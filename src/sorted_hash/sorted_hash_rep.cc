@@ -4,7 +4,7 @@
 #include <new>
 
 #include "concurrency/background_pool.h"
-#include "format/batch_status.h"
+#include "rep/batch_status.h"
 #include "runs/run_iterator.h"
 #include "runs/run_options.h"
 
@@ -131,14 +131,14 @@ Status SortedHashRep::AddBatch(std::span<const EntryView> entries, bool concurre
       Node* node = new (region_.At(refs[stored])) Node();
       EncodeRow(const_cast<char*>(node->row()), chunk[stored]);
       if (!index_.Insert(order_, node, refs[stored], hashes[stored])) {
-        s = format::DuplicateRecordStatus(chunk[stored].sequence());
+        s = rep::DuplicateRecordStatus(chunk[stored].sequence());
         break;
       }
       // Each node's link names the one before it; PushChain links the first.
       if (stored > 0) node->list_next = refs[stored - 1];
     }
     if (stored > 0) runs_->PushChain(refs[stored - 1], refs[0], stored, /*exclusive=*/!concurrent);
-    if (stored < chunk.size()) return format::BatchRecordStatus(first + stored, s);
+    if (stored < chunk.size()) return rep::BatchRecordStatus(first + stored, s);
   }
   return Status::OK();
 }

@@ -5,7 +5,7 @@
 #include <new>
 
 #include "concurrency/background_pool.h"
-#include "format/batch_status.h"
+#include "rep/batch_status.h"
 #include "runs/merging_cursor.h"
 #include "runs/run_iterator.h"
 #include "runs/run_options.h"
@@ -13,7 +13,7 @@
 namespace memrep::vector {
 namespace {
 
-using format::BatchDuplicates;
+using rep::BatchDuplicates;
 
 runs::RunIndexOptions RunOptions(const VectorOptions& options) {
   // Fenced runs only: the vector rep is chosen for writes and its memory,
@@ -122,7 +122,7 @@ Status VectorRep::AddBatch(std::span<const EntryView> entries, bool concurrent) 
   }
   if (stored > 0) runs_->PushChain(refs[stored - 1], refs[0], stored, /*exclusive=*/!concurrent);
   if (stored == entries.size()) return Status::OK();
-  return format::BatchRecordStatus(stored, s);
+  return rep::BatchRecordStatus(stored, s);
 }
 
 Status VectorRep::Add(const EntryView& entry, bool concurrent) {
@@ -148,7 +148,7 @@ Status VectorRep::Admit(const char* row, SequenceNumber sequence) const {
     case BatchDuplicates::Result::kNew:
       return Status::OK();
     case BatchDuplicates::Result::kDuplicate:
-      return format::DuplicateRecordStatus(sequence);
+      return rep::DuplicateRecordStatus(sequence);
     case BatchDuplicates::Result::kNoMemory:
       break;
   }

@@ -11,7 +11,7 @@
 // (its only header). A point read is a seek among the runs of a RunIndex
 // view: O(log n) per run, plus sorting the rows that arrived since the last
 // reader (kept and shared). Duplicates are found the way RocksDB makes them
-// (format/batch_duplicates.h).
+// (rep/batch_duplicates.h).
 //
 // Thread safety: as Rep (memrep/rep.h). Writers touch only their chunk and
 // their write-list shard: no lock, no cache line all writers share. Readers
@@ -20,11 +20,11 @@
 
 #include <memory>
 
-#include "format/batch_duplicates.h"
 #include "format/key_order.h"
 #include "memory/row_region.h"
 #include "memrep/rep.h"
 #include "memrep/vector.h"
+#include "rep/batch_duplicates.h"
 #include "runs/run_index.h"
 
 namespace memrep::vector {
@@ -66,7 +66,7 @@ class VectorRep final : public Rep {
  private:
   bool Append(KeyHandle handle, bool exclusive);
   // BatchDuplicates::Admit for a complete row.
-  format::BatchDuplicates::Result AdmitRow(const char* row) const;
+  rep::BatchDuplicates::Result AdmitRow(const char* row) const;
   // The same as a Status: AlreadyExists (a duplicate) or OutOfMemory (not
   // checked) store nothing.
   Status Admit(const char* row, SequenceNumber sequence) const;

@@ -1,4 +1,4 @@
-#include "format/batch_duplicates.h"
+#include "rep/batch_duplicates.h"
 
 #include <atomic>
 #include <new>
@@ -6,11 +6,11 @@
 #include <string_view>
 #include <vector>
 
-namespace memrep::format {
+namespace memrep::rep {
 namespace {
 
 struct UserKeyLess {
-  const KeyOrder* order;
+  const format::KeyOrder* order;
   bool operator()(std::string_view a, std::string_view b) const {
     return order->CompareUserKeys(a, b) < 0;
   }
@@ -32,7 +32,7 @@ struct First {
   bool repeated;  // whether Repeats() holds the groups of this sequence
   uint64_t seq;
   uint64_t owner;
-  const KeyOrder* order;
+  const format::KeyOrder* order;
   const char* key;
   size_t key_len;
 };
@@ -47,7 +47,8 @@ std::vector<Group>& Repeats() {
 using KeySet = std::set<std::string_view, UserKeyLess>;
 
 // A second key or more at the thread's sequence.
-BatchDuplicates::Result AdmitRepeat(uint64_t owner, const KeyOrder& order, std::string_view key) {
+BatchDuplicates::Result AdmitRepeat(uint64_t owner, const format::KeyOrder& order,
+                                    std::string_view key) {
   std::vector<Group>& groups = Repeats();
   if (!first.repeated) {
     groups.clear();
@@ -72,7 +73,7 @@ uint64_t BatchDuplicates::NewOwner() {
   return next.fetch_add(1, std::memory_order_relaxed);  // relaxed: only uniqueness matters
 }
 
-BatchDuplicates::Result BatchDuplicates::Admit(uint64_t owner, const KeyOrder& order,
+BatchDuplicates::Result BatchDuplicates::Admit(uint64_t owner, const format::KeyOrder& order,
                                                std::string_view key, SequenceNumber seq) noexcept {
   if (!first.any || seq != first.seq) {
     // A new sequence: no earlier row can be its duplicate. The groups of a
@@ -91,4 +92,4 @@ BatchDuplicates::Result BatchDuplicates::Admit(uint64_t owner, const KeyOrder& o
   }
 }
 
-}  // namespace memrep::format
+}  // namespace memrep::rep

@@ -35,7 +35,7 @@
 #include "format/key_order.h"
 #include "memrep/entry.h"
 
-namespace memrep::format {
+namespace memrep::rep {
 
 class BatchDuplicates {
  public:
@@ -51,8 +51,8 @@ class BatchDuplicates {
   // grow (nothing is recorded). Never throws.
   // REQUIRES: the key's bytes stay where they are while the rep lives (the
   // rep's own copy, not the caller's).
-  static Result Admit(uint64_t owner, const KeyOrder& order, std::string_view user_key,
+  static Result Admit(uint64_t owner, const format::KeyOrder& order, std::string_view user_key,
                       SequenceNumber seq) noexcept;
 };
 
-}  // namespace memrep::format
+}  // namespace memrep::rep

@@ -7,7 +7,7 @@
 
 #include "memrep/status.h"
 
-namespace memrep::format {
+namespace memrep::rep {
 
 // A duplicate (user key, sequence) refused (contract point 4 of memrep/rep.h).
 inline Status DuplicateRecordStatus(uint64_t sequence) {
@@ -21,4 +21,4 @@ inline Status BatchRecordStatus(size_t index, const Status& why) {
                                           " records before it were added");
 }
 
-}  // namespace memrep::format
+}  // namespace memrep::rep

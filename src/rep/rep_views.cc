@@ -3,8 +3,8 @@
 // form of its own overrides them.
 #include <string>
 
-#include "format/batch_status.h"
 #include "memrep/rep.h"
+#include "rep/batch_status.h"
 
 namespace memrep {
 
@@ -15,7 +15,7 @@ Status Rep::Add(const EntryView& entry, bool concurrent) {
   if (!s.ok()) return s;
   EncodeRow(row, entry);
   if (!(concurrent ? InsertConcurrently(handle) : Insert(handle))) {
-    return format::DuplicateRecordStatus(entry.sequence());
+    return rep::DuplicateRecordStatus(entry.sequence());
   }
   return Status::OK();
 }
@@ -23,7 +23,7 @@ Status Rep::Add(const EntryView& entry, bool concurrent) {
 Status Rep::AddBatch(std::span<const EntryView> entries, bool concurrent) {
   for (size_t i = 0; i < entries.size(); ++i) {
     Status s = Add(entries[i], concurrent);
-    if (!s.ok()) return format::BatchRecordStatus(i, s);
+    if (!s.ok()) return rep::BatchRecordStatus(i, s);
   }
   return Status::OK();
 }
