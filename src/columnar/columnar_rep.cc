@@ -120,7 +120,7 @@ Status ColumnarRep::Make(const ColumnarOptions& options, const RepContext& conte
 ColumnarRep::~ColumnarRep() { sets_->Close(); }
 
 ColumnarRep::Region& ColumnarRep::Claim() {
-  const uint32_t start = concurrency::ThreadSlot() % shards_;
+  const uint32_t start = concurrency::ThreadShard(shards_);
   for (uint32_t i = 0;; ++i) {
     Region& region = regions_[(start + i) % shards_];
     // relaxed test first: a busy region costs a shared read, not a write.

@@ -32,6 +32,7 @@
 #include "columnar/column_index.h"
 #include "columnar/columns.h"
 #include "columnar/link_queue.h"
+#include "concurrency/per_thread.h"
 #include "concurrency/thread_slot.h"
 #include "format/key_order.h"
 #include "memrep/columnar.h"
@@ -156,7 +157,7 @@ class ColumnarRep final : public Rep {
     if (held != nullptr) {
       held->count.store(held->count.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     } else {
-      regions_[concurrency::ThreadSlot() % shards_].count.fetch_add(1, std::memory_order_relaxed);
+      regions_[concurrency::ThreadShard(shards_)].count.fetch_add(1, std::memory_order_relaxed);
     }
   }
 

@@ -30,11 +30,10 @@
 //     the object's reuse, which starts after Reclaim's load saw the slot free.
 #pragma once
 
-#include <array>
 #include <atomic>
 #include <cstdint>
 
-#include "concurrency/thread_slot.h"
+#include "concurrency/per_thread.h"
 
 namespace memrep::concurrency {
 
@@ -71,20 +70,20 @@ class EpochDomain {
   // claimed. Objects stamped below it can be reused.
   uint64_t OldestAnnounced() const {
     uint64_t oldest = epoch_.load(std::memory_order_seq_cst);
-    for (const Slot& s : slots_) {
+    slots_.ForEach([&](const Slot& s) {
       const uint64_t e = s.epoch.load(std::memory_order_seq_cst);
       if (e != 0 && e < oldest) oldest = e;
-    }
+    });
     return oldest;
   }
 
  private:
-  struct alignas(kCacheLine) Slot {
+  struct Slot {
     std::atomic<uint64_t> epoch{0};
   };
 
   uint32_t Claim() const {
-    uint32_t i = ThreadSlot() % kSlots;
+    uint32_t i = ThreadShard(kSlots);
     for (;;) {
       uint64_t expected = 0;
       uint64_t e = epoch_.load(std::memory_order_seq_cst);
@@ -107,7 +106,7 @@ class EpochDomain {
 
   // Epochs start at 1 so that 0 means a free slot.
   alignas(kCacheLine) std::atomic<uint64_t> epoch_{1};
-  mutable std::array<Slot, kSlots> slots_;
+  mutable PerThread<Slot, kSlots> slots_;
 };
 
 }  // namespace memrep::concurrency

@@ -19,12 +19,11 @@
 // (and backs out) or Close sees the writer counted (and waits for it).
 #pragma once
 
-#include <array>
 #include <atomic>
 #include <cstdint>
 #include <thread>
 
-#include "concurrency/thread_slot.h"
+#include "concurrency/per_thread.h"
 
 namespace memrep::concurrency {
 
@@ -33,7 +32,7 @@ class WriteGate {
   // true: the caller may write, and must call Exit() when done. false: the
   // gate is closed; the caller must not write.
   bool Enter() {
-    Slot& slot = slots_[ThreadSlot() % kSlots];
+    Slot& slot = slots_.Mine();
     slot.writers.fetch_add(1, std::memory_order_seq_cst);
     if (closed_.load(std::memory_order_seq_cst)) {
       slot.writers.fetch_sub(1, std::memory_order_relaxed);  // wrote nothing
@@ -44,14 +43,14 @@ class WriteGate {
 
   // release: the write happens-before Close's acquire load that sees the
   // count drop, so Close's caller sees it.
-  void Exit() { slots_[ThreadSlot() % kSlots].writers.fetch_sub(1, std::memory_order_release); }
+  void Exit() { slots_.Mine().writers.fetch_sub(1, std::memory_order_release); }
 
   // Refuses every later Enter, then waits until every entered writer has left.
   void Close() {
     closed_.store(true, std::memory_order_seq_cst);
-    for (Slot& slot : slots_) {
+    slots_.ForEach([](Slot& slot) {
       while (slot.writers.load(std::memory_order_seq_cst) != 0) std::this_thread::yield();
-    }
+    });
     // seq_cst loads are also acquire: each pairs with its writer's Exit.
   }
 
@@ -59,10 +58,10 @@ class WriteGate {
 
  private:
   static constexpr size_t kSlots = 16;
-  struct alignas(kCacheLine) Slot {
+  struct Slot {
     std::atomic<uint32_t> writers{0};
   };
-  std::array<Slot, kSlots> slots_;
+  PerThread<Slot, kSlots> slots_;
   alignas(kCacheLine) std::atomic<bool> closed_{false};
 };
 

@@ -103,8 +103,7 @@ Status RowRegion::AllocateMany(const size_t* row_bytes, size_t n, RowRef* refs, 
     // or in a whole new chunk if not even the first does. Bump checks again:
     // if another thread of the shard took the room meanwhile, the stretch
     // (never more than a chunk) starts a new chunk.
-    const uint64_t cursor =
-        shards_[concurrency::ThreadSlot() % kShards].cursor.load(std::memory_order_relaxed);
+    const uint64_t cursor = shards_.Mine().cursor.load(std::memory_order_relaxed);
     const uint64_t room = cursor == 0 ? 0 : ChunkEnd(cursor) - cursor;
     const uint64_t limit = first <= room ? room : chunk_units_;
     uint64_t total = first;
@@ -126,7 +125,7 @@ Status RowRegion::AllocateMany(const size_t* row_bytes, size_t n, RowRef* refs, 
 }
 
 Status RowRegion::Bump(uint64_t units, uint64_t* start) {
-  Shard& shard = shards_[concurrency::ThreadSlot() % kShards];
+  Shard& shard = shards_.Mine();
   // acquire, pairing with the release that installs a chunk: a thread that
   // allocates in a chunk another thread took sees its table slot. A node's
   // contents are published by the rep's own release operations.

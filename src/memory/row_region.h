@@ -37,12 +37,11 @@
 #pragma once
 
 #include <algorithm>
-#include <array>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 
-#include "concurrency/thread_slot.h"
+#include "concurrency/per_thread.h"
 #include "memrep/rep.h"
 #include "memrep/status.h"
 
@@ -106,7 +105,7 @@ class RowRegion {
 
  private:
   static constexpr size_t kShards = 16;
-  struct alignas(concurrency::kCacheLine) Shard {
+  struct Shard {
     // The ref of the shard's next free unit; 0 before its first chunk.
     std::atomic<uint64_t> cursor{0};
   };
@@ -135,7 +134,7 @@ class RowRegion {
   const uint64_t mask_;  // chunk_units_ - 1
   const uint64_t max_chunks_;
   char** table_ = nullptr;  // max_chunks_ slots, a fresh anonymous mapping
-  std::array<Shard, kShards> shards_;
+  concurrency::PerThread<Shard, kShards> shards_;
   alignas(concurrency::kCacheLine) std::atomic<uint64_t> next_chunk_{1};  // chunk 0: null
   std::atomic<size_t> chunk_memory_{0};
 };

@@ -31,7 +31,7 @@ char* Arena::AllocateAligned(size_t bytes) noexcept {
   if (bytes == 0) bytes = kAlign;
   if (bytes > block_size_ / 4) return NewBlock(bytes);  // big: its own block, no waste
 
-  Shard& shard = shards_[concurrency::ThreadSlot() % kShards];
+  Shard& shard = shards_.Mine();
   concurrency::MutexLock lock(&shard.mu);
   if (shard.remaining < bytes) {
     char* block = NewBlock(block_size_);

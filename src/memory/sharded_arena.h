@@ -6,14 +6,13 @@
 // Memory is released only when the arena is destroyed.
 #pragma once
 
-#include <array>
 #include <atomic>
 #include <cstddef>
 #include <memory>
 #include <vector>
 
 #include "concurrency/mutex.h"
-#include "concurrency/thread_slot.h"
+#include "concurrency/per_thread.h"
 #include "memrep/rep.h"
 
 namespace memrep::memory {
@@ -35,7 +34,7 @@ class Arena final : public Allocator {
 
  private:
   static constexpr size_t kShards = 8;
-  struct alignas(concurrency::kCacheLine) Shard {
+  struct Shard {
     concurrency::Mutex mu;
     char* cursor GUARDED_BY(mu) = nullptr;
     size_t remaining GUARDED_BY(mu) = 0;
@@ -45,7 +44,7 @@ class Arena final : public Allocator {
   char* NewBlock(size_t bytes) noexcept;
 
   const size_t block_size_;
-  std::array<Shard, kShards> shards_;
+  concurrency::PerThread<Shard, kShards> shards_;
   concurrency::Mutex blocks_mu_;
   std::vector<std::unique_ptr<char[]>> blocks_ GUARDED_BY(blocks_mu_);
   std::atomic<size_t> allocated_{0};

@@ -29,7 +29,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "concurrency/thread_slot.h"
+#include "concurrency/per_thread.h"
 #include "memory/row_region.h"
 
 namespace memrep::runs {
@@ -45,7 +45,7 @@ class WriteList {
 
   // `due_every`: Push says when a shard has taken this many more nodes.
   explicit WriteList(uint64_t due_every) : due_every_(due_every) {
-    for (Shard& shard : shards_) shard.due.store(due_every, std::memory_order_relaxed);
+    shards_.ForEach([&](Shard& shard) { shard.due.store(due_every, std::memory_order_relaxed); });
   }
 
   // Pushes n nodes of `region` on the calling thread's shard with one
@@ -57,7 +57,7 @@ class WriteList {
   // has taken due_every more nodes (about: threads sharing a shard may race
   // on it, which only moves a request a little).
   bool Push(const RowRegion& region, RowRef newest, RowRef oldest, uint64_t n, bool exclusive) {
-    Shard& shard = shards_[concurrency::ThreadSlot() % kShards];
+    Shard& shard = shards_.Mine();
     char* link = region.At(oldest);
     RowRef head = shard.head.load(std::memory_order_relaxed);
     uint64_t count;
@@ -102,7 +102,8 @@ class WriteList {
   // Nodes pushed so far (may lag a push in progress by one per shard).
   uint64_t Count() const {
     uint64_t total = 0;
-    for (const Shard& shard : shards_) total += shard.count.load(std::memory_order_relaxed);
+    shards_.ForEach(
+        [&](const Shard& shard) { total += shard.count.load(std::memory_order_relaxed); });
     return total;
   }
 
@@ -121,13 +122,13 @@ class WriteList {
   }
 
  private:
-  struct alignas(concurrency::kCacheLine) Shard {
+  struct Shard {
     std::atomic<RowRef> head{0};
     std::atomic<uint64_t> count{0};
     std::atomic<uint64_t> due{0};  // the count at which Push returns true next
   };
   const uint64_t due_every_;
-  std::array<Shard, kShards> shards_;
+  concurrency::PerThread<Shard, kShards> shards_;
 };
 
 }  // namespace memrep::runs
