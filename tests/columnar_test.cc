@@ -16,7 +16,7 @@
 #include "columnar/columnar_rep.h"
 #include "concurrency/background_pool.h"
 #include "format/key_order.h"
-#include "memory/sharded_arena.h"
+#include "memory/arena.h"
 #include "test_util.h"
 
 namespace memrep::columnar {

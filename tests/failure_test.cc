@@ -5,7 +5,7 @@
 
 #include <atomic>
 
-#include "memory/sharded_arena.h"
+#include "memory/arena.h"
 #include "memrep/memtable.h"
 #include "sorted_hash/sorted_hash_rep.h"
 #include "test_util.h"

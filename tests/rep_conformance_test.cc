@@ -17,7 +17,7 @@
 #include <thread>
 
 #include "concurrency/background_pool.h"
-#include "memory/sharded_arena.h"
+#include "memory/arena.h"
 #include "memrep/registry.h"
 #include "registry/registry.h"
 #include "test_util.h"

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "format/coding.h"
-#include "memory/sharded_arena.h"
+#include "memory/arena.h"
 #include "memrep/registry.h"
 #include "memrep/rocksdb.h"
 #include "memrep/sorted_hash.h"

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "memory/sharded_arena.h"
+#include "memory/arena.h"
 
 namespace memrep::memory {
 namespace {

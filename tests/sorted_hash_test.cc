@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "concurrency/background_pool.h"
-#include "memory/sharded_arena.h"
+#include "memory/arena.h"
 #include "runs/sorted_run.h"
 #include "sorted_hash/node.h"
 #include "sorted_hash/sorted_hash_rep.h"

@@ -7,7 +7,7 @@
 #include <thread>
 
 #include "concurrency/background_pool.h"
-#include "memory/sharded_arena.h"
+#include "memory/arena.h"
 #include "runs/merging_cursor.h"
 #include "runs/run_index.h"
 #include "runs/run_set.h"

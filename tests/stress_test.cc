@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-#include "memory/sharded_arena.h"
+#include "memory/arena.h"
 #include "memrep/memtable.h"
 #include "memrep/registry.h"
 #include "registry/registry.h"

@@ -36,7 +36,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "memory/sharded_arena.h"
+#include "memory/arena.h"
 #include "memory/vm_region.h"
 #include "memrep/trie.h"
 #include "trie/trie.h"

@@ -14,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-#include "memory/sharded_arena.h"
+#include "memory/arena.h"
 #include "registry/registry.h"
 #include "test_util.h"
 #include "trie/trie_rep.h"

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "concurrency/background_pool.h"
-#include "memory/sharded_arena.h"
+#include "memory/arena.h"
 #include "rep/batch_duplicates.h"
 #include "runs/sorted_run.h"
 #include "test_util.h"

@@ -90,7 +90,6 @@
 #include <string>
 
 #include "columnar_memtable_seed.h"
-#include "rep/batch_status.h"
 #include "memrep/comparator.h"
 #include "memrep/rep.h"
 #include "peers/peers.h"

@@ -10,7 +10,7 @@
 #include "concurrency/write_gate.h"
 #include "format/coding.h"
 #include "format/key_order.h"
-#include "memory/sharded_arena.h"
+#include "memory/arena.h"
 #include "memrep/registry.h"
 
 namespace memrep {

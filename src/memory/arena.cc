@@ -1,4 +1,4 @@
-#include "memory/sharded_arena.h"
+#include "memory/arena.h"
 
 #include <new>
 
