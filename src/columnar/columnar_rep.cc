@@ -5,7 +5,6 @@
 #include <cstring>
 #include <new>
 #include <random>
-#include <thread>
 #include <unordered_set>
 
 #include "columnar/columnar_iterator.h"
@@ -72,30 +71,14 @@ uint64_t EffectiveBucketCount(const ColumnarOptions& options, uint64_t write_buf
   return std::bit_ceil(std::min(wanted, O::kMaxBucketCount));
 }
 
-class ColumnarRep::RegionLock {
- public:
-  explicit RegionLock(Region& region) : region_(region) {}
-  ~RegionLock() {
-    // release: the next holder sees the region's block and chunk as left.
-    region_.busy.store(false, std::memory_order_release);
-  }
-  RegionLock(const RegionLock&) = delete;
-  RegionLock& operator=(const RegionLock&) = delete;
-
- private:
-  Region& region_;
-};
-
 ColumnarRep::ColumnarRep(const ColumnarOptions& options, const RepContext& context,
                          uint64_t write_buffer_size)
     : order_(context.comparator),
       allocator_(context.allocator),
       rows_(context.rows),
-      shards_(options.shards),
-      chunk_bytes_(ChunkBytesFor(write_buffer_size)),
       table_(std::countr_zero(EffectiveBlockSize(options, write_buffer_size))),
       index_(EffectiveBucketCount(options, write_buffer_size), &table_, context.allocator),
-      regions_(new Region[options.shards]),
+      regions_(options.shards, context.allocator, ChunkBytesFor(write_buffer_size)),
       owner_(rep::BatchDuplicates::NewOwner()),
       sets_(std::make_shared<BlockSets>(table_, order_, options.max_sorted_blocks,
                                         context.background != nullptr
@@ -119,37 +102,6 @@ Status ColumnarRep::Make(const ColumnarOptions& options, const RepContext& conte
 
 ColumnarRep::~ColumnarRep() { sets_->Close(); }
 
-ColumnarRep::Region& ColumnarRep::Claim() {
-  const uint32_t start = concurrency::ThreadShard(shards_);
-  for (uint32_t i = 0;; ++i) {
-    Region& region = regions_[(start + i) % shards_];
-    // relaxed test first: a busy region costs a shared read, not a write.
-    // acquire: pairs with the last holder's release in ~RegionLock.
-    if (!region.busy.load(std::memory_order_relaxed) &&
-        !region.busy.exchange(true, std::memory_order_acquire)) {
-      return region;
-    }
-    if (i % shards_ == shards_ - 1) std::this_thread::yield();
-  }
-}
-
-char* ColumnarRep::TakeBytes(Region& region, size_t n) {
-  if (n <= region.left) {
-    char* p = region.bytes;
-    region.bytes += n;
-    region.left -= n;
-    return p;
-  }
-  // A big entry gets its own allocation; the chunk stays for small ones.
-  if (n > chunk_bytes_ / 4) return allocator_->AllocateAligned(n);
-  char* chunk = allocator_->AllocateAligned(chunk_bytes_);
-  if (chunk == nullptr) return nullptr;
-  memory::PrefaultWholePages(chunk, chunk_bytes_);
-  region.bytes = chunk + n;
-  region.left = chunk_bytes_ - n;
-  return chunk;
-}
-
 Status ColumnarRep::NoOverflowBucket() {
   return Status::OutOfMemory(
       "could not allocate an overflow bucket of the columnar index; switch memtables");
@@ -161,7 +113,7 @@ Status ColumnarRep::TableFull() const {
                       " of its blocks; switch memtables (or use a larger block_size)");
 }
 
-Status ColumnarRep::Reserve(Region& region, EntryRef* ref, Block** out) {
+Status ColumnarRep::Reserve(WriterRegion& region, EntryRef* ref, Block** out) {
   Block* block = region.block;
   if (block == nullptr || block->reserved.load(std::memory_order_relaxed) == block->capacity) {
     // relaxed: a counter; the block table and the sets publish blocks. A
@@ -220,7 +172,7 @@ Status ColumnarRep::Admit(const Meta& meta) const {
   return Status::OutOfMemory("could not record the batch's keys to find duplicates");
 }
 
-bool ColumnarRep::LinkOldest(Region& region) {
+bool ColumnarRep::LinkOldest(WriterRegion& region) {
   switch (index_.Insert(order_, region.queue.oldest_ref(), region.queue.oldest_hash())) {
     case ColumnIndex::Result::kNoMemory:
       return false;  // it stays queued, where reads still find it
@@ -239,9 +191,9 @@ bool ColumnarRep::LinkOldest(Region& region) {
   return true;
 }
 
-void ColumnarRep::Enqueue(Region& region, EntryRef ref, uint64_t hash) {
+void ColumnarRep::Enqueue(WriterRegion& region, EntryRef ref, uint64_t hash) {
   if (region.queue.empty()) {
-    const uint32_t i = static_cast<uint32_t>(&region - regions_.get());
+    const uint32_t i = regions_.IndexOf(region);
     const uint64_t bit = uint64_t{1} << (i % 64);
     // relaxed: the bit is set before the push in this thread, so before
     // whatever follows the insert's return; a reader ordered after that sees
@@ -267,10 +219,10 @@ void ColumnarRep::Enqueue(Region& region, EntryRef ref, uint64_t hash) {
 // ---- Rows ----
 
 Status ColumnarRep::Allocate(size_t len, KeyHandle* handle, char** row) {
-  Region& region = Claim();
-  RegionLock lock(region);
+  WriterRegion& region = regions_.Claim();
+  WriterRegions::Lock lock(region);
   // A 4-byte header in front of the row names the entry reserved for it.
-  char* memory = TakeBytes(region, sizeof(EntryRef) + len);
+  char* memory = regions_.TakeBytes(region, sizeof(EntryRef) + len);
   if (memory == nullptr) return Status::OutOfMemory("could not allocate a row");
   EntryRef ref;
   Block* block;
@@ -300,8 +252,8 @@ bool ColumnarRep::InsertRow(KeyHandle handle) {
   // a new sequence) stays in its block as refused.
   bool stored = false;
   if (Admit(block->meta[i]).ok()) {
-    Region& region = Claim();
-    RegionLock lock(region);
+    WriterRegion& region = regions_.Claim();
+    WriterRegions::Lock lock(region);
     if (MakeRoom(region)) {
       // Not exclusive: the block is the region Allocate used, not this one.
       Finish(region, Staged{block, ref, hash}, /*exclusive=*/false);
@@ -315,7 +267,7 @@ bool ColumnarRep::InsertRow(KeyHandle handle) {
 size_t ColumnarRep::QueuedVersions(std::string_view user_key, uint64_t hash, EntryRef* out) const {
   const uint64_t fp = hash & LinkQueue::kFingerprintMask;
   size_t n = 0;
-  for (uint32_t w = 0; w < kQueuedWords && w * 64 < shards_; ++w) {
+  for (uint32_t w = 0; w < kQueuedWords && w * 64 < regions_.size(); ++w) {
     // relaxed: see queued_; the queue's own loads acquire what it holds.
     for (uint64_t bits = queued_[w].load(std::memory_order_relaxed); bits != 0; bits &= bits - 1) {
       regions_[w * 64 + std::countr_zero(bits)].queue.ForEach([&](uint64_t v) {
@@ -433,9 +385,9 @@ Status ColumnarRep::RandomSample(size_t target, uint64_t seed,
 
 // ---- Views ----
 
-Status ColumnarRep::Stage(Region& region, const EntryView& e, bool admit, Staged* out) {
+Status ColumnarRep::Stage(WriterRegion& region, const EntryView& e, bool admit, Staged* out) {
   out->hash = util::Hash(e.user_key);
-  char* bytes = TakeBytes(region, e.user_key.size() + e.value.size());
+  char* bytes = regions_.TakeBytes(region, e.user_key.size() + e.value.size());
   if (bytes == nullptr) return Status::OutOfMemory("could not allocate an entry's bytes");
   if (!e.user_key.empty()) std::memcpy(bytes, e.user_key.data(), e.user_key.size());
   if (!e.value.empty()) std::memcpy(bytes + e.user_key.size(), e.value.data(), e.value.size());
@@ -449,15 +401,15 @@ Status ColumnarRep::Stage(Region& region, const EntryView& e, bool admit, Staged
   return s;
 }
 
-void ColumnarRep::Finish(Region& region, const Staged& staged, bool exclusive) {
+void ColumnarRep::Finish(WriterRegion& region, const Staged& staged, bool exclusive) {
   staged.block->Resolve(table_.IndexOf(staged.ref), Meta::kReady, exclusive);
-  CountEntry(&region);
+  regions_.CountEntry(&region);
   Enqueue(region, staged.ref, staged.hash);
 }
 
 Status ColumnarRep::Add(const EntryView& entry, bool /*concurrent*/) {
-  Region& region = Claim();
-  RegionLock lock(region);
+  WriterRegion& region = regions_.Claim();
+  WriterRegions::Lock lock(region);
   // Room first: the link's atomic then waits for no store of this entry.
   if (!MakeRoom(region)) return NoOverflowBucket();
   Staged staged;
@@ -488,8 +440,8 @@ Status ColumnarRep::AddBatch(std::span<const EntryView> entries, bool /*concurre
   // published, which links an older one: the links' atomics come together,
   // and only the first waits for the group's stores to drain.
   constexpr size_t kGroup = 16;
-  Region& region = Claim();
-  RegionLock lock(region);
+  WriterRegion& region = regions_.Claim();
+  WriterRegions::Lock lock(region);
   const size_t n = entries.size();
   for (size_t start = 0; start < n; start += kGroup) {
     const size_t m = std::min(kGroup, n - start);
@@ -550,19 +502,15 @@ std::unique_ptr<RepIterator> ColumnarRep::NewIterator() const {
   return std::make_unique<ColumnarIterator>(table_, order_, sets_);
 }
 
-uint64_t ColumnarRep::NumEntries() const {
-  uint64_t n = 0;
-  for (uint32_t i = 0; i < shards_; ++i) n += regions_[i].count.load(std::memory_order_relaxed);
-  return n;
-}
+uint64_t ColumnarRep::NumEntries() const { return regions_.NumEntries(); }
 
 size_t ColumnarRep::MemoryUsage() const {
   // Blocks, byte chunks and overflow buckets are the Allocator's (it counts
   // them); the bucket array is charged in full, the block table as touched,
   // and the sorted blocks in advance.
   const uint64_t blocks = UsedBlocks();
-  return index_.bytes() + BlockTable::TouchedBytes(blocks) + shards_ * sizeof(Region) +
-         NumEntries() * kChargedSortBytesPerEntry;
+  return index_.bytes() + BlockTable::TouchedBytes(blocks) +
+         regions_.size() * sizeof(WriterRegion) + NumEntries() * kChargedSortBytesPerEntry;
 }
 
 bool ColumnarRep::NearlyFull() const { return UsedBlocks() > table_.mapped_blocks() / 4 * 3; }

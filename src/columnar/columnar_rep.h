@@ -15,9 +15,10 @@
 // the columns point into them; in the standalone face the chunk holds the key
 // bytes followed by the value bytes, and there are no rows.
 //
-// Thread safety: as Rep (memrep/rep.h). A writer holds its region (an
-// uncontended flag on the region's own cache line) while it reserves an entry,
-// copies bytes and queues or links entries; the index insert is lock-free.
+// Thread safety: as Rep (memrep/rep.h). A writer holds its region
+// (writer_region.h: an uncontended flag on the region's own cache line) while
+// it reserves an entry, copies bytes and queues or links entries; the index
+// insert is lock-free.
 // Readers take no lock for Get; an iterator takes BlockSets' mutexes briefly
 // to take a view. Duplicates: kInBatch (rep/batch_duplicates.h); the index
 // is not consulted at insert time, that is the point of the queue.
@@ -32,8 +33,7 @@
 #include "columnar/column_index.h"
 #include "columnar/columns.h"
 #include "columnar/link_queue.h"
-#include "concurrency/per_thread.h"
-#include "concurrency/thread_slot.h"
+#include "columnar/writer_region.h"
 #include "format/key_order.h"
 #include "memrep/columnar.h"
 #include "memrep/rep.h"
@@ -92,24 +92,10 @@ class ColumnarRep final : public Rep {
   static constexpr size_t kChargedSortBytesPerEntry = 2 * SortedBlock::kMaxBytesPerEntry;
 
  private:
-  struct alignas(concurrency::kCacheLine) Region {
-    std::atomic<bool> busy{false};
-    Block* block = nullptr;  // the active block; only the holder touches it
-    char* bytes = nullptr;   // the byte chunk's free space
-    size_t left = 0;
-    std::atomic<uint64_t> count{0};  // entries stored by threads of this slot
-    LinkQueue queue;                 // stored entries not yet in the index
-    uint16_t versions_met = 0;  // bit 15: the last link met a version; bit 14: the one before...
-  };
-  class RegionLock;
-
   ColumnarRep(const ColumnarOptions& options, const RepContext& context,
               uint64_t write_buffer_size);
-  Region& Claim();
-  // Room for `n` bytes in the region's chunk, or nullptr.
-  char* TakeBytes(Region& region, size_t n);
   // The next entry of the region's block (a new block when full); sets *ref.
-  Status Reserve(Region& region, EntryRef* ref, Block** block);
+  Status Reserve(WriterRegion& region, EntryRef* ref, Block** block);
   Status TableFull() const;
   // Block numbers handed out, plus one (numbers start at 1).
   uint32_t UsedBlocks() const {
@@ -124,11 +110,11 @@ class ColumnarRep final : public Rep {
   // Room in the held region's queue for one more entry: links the oldest
   // one if it is full. false: that needed an overflow bucket of the index
   // and none could be had (nothing changed).
-  bool MakeRoom(Region& region) { return !region.queue.full() || LinkOldest(region); }
-  bool LinkOldest(Region& region);
+  bool MakeRoom(WriterRegion& region) { return !region.queue.full() || LinkOldest(region); }
+  bool LinkOldest(WriterRegion& region);
   // Queues the ready entry `ref` on the held region (MakeRoom made room) and
   // loads its index bucket for the link to come.
-  void Enqueue(Region& region, EntryRef ref, uint64_t hash);
+  void Enqueue(WriterRegion& region, EntryRef ref, uint64_t hash);
   // An entry written to its region but not yet published (ready, queued).
   struct Staged {
     Block* block;
@@ -137,11 +123,11 @@ class ColumnarRep final : public Rep {
   };
   // Writes `entry` into the held region and, if `admit`, checks it for a
   // duplicate: OK (then Finish publishes it), or why not (nothing is published).
-  Status Stage(Region& region, const EntryView& entry, bool admit, Staged* out);
+  Status Stage(WriterRegion& region, const EntryView& entry, bool admit, Staged* out);
   // Marks the staged entry ready, counts it and queues it on the held
   // region. exclusive: as Block::Resolve (the standalone face: the block is
   // the held region's). REQUIRES: MakeRoom(region) returned true.
-  void Finish(Region& region, const Staged& staged, bool exclusive = true);
+  void Finish(WriterRegion& region, const Staged& staged, bool exclusive = true);
   static Status NoOverflowBucket();
   bool InsertRow(KeyHandle handle);
   // Calls fn(ref) on the versions of the lookup key's user key at and after
@@ -151,24 +137,13 @@ class ColumnarRep final : public Rep {
   // Versions of `user_key` in the link queues (see link_queue.h), newest
   // first, into out[]; returns how many.
   size_t QueuedVersions(std::string_view user_key, uint64_t hash, EntryRef* out) const;
-  // Counts a stored entry on the held region (only its holder writes the
-  // count then), or on the thread slot's (where threads may share it).
-  void CountEntry(Region* held) {
-    if (held != nullptr) {
-      held->count.store(held->count.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-    } else {
-      regions_[concurrency::ThreadShard(shards_)].count.fetch_add(1, std::memory_order_relaxed);
-    }
-  }
 
   const format::KeyOrder order_;
   Allocator* const allocator_;
   const bool rows_;
-  const uint32_t shards_;
-  const size_t chunk_bytes_;
   BlockTable table_;
   ColumnIndex index_;
-  std::unique_ptr<Region[]> regions_;
+  WriterRegions regions_;
   // Bit i: region i's queue has held entries. Set by the region's holder
   // before its first push and never cleared: a reader that loads the word
   // after an insert returned sees the bit of its region.
