@@ -4,30 +4,39 @@
 //   reader/writer:  Guard g(domain);   // announces the epoch it entered in
 //                   ... follow links to objects ...
 //                   (g's destructor: the slot is free again)
-//   unlinker:       unlink x (a release store), then Retire(x)
-//   later:          Reclaim hands back every x retired before all the
-//                   announcements now present were made
+//   unlinker:       unlink x (a release store), then stamp = Advance(), and
+//                   keep x with its stamp (the domain keeps no objects: the
+//                   caller's own list of retired objects)
+//   later:          x may be reused once SafeToReuse(stamp), that is, once
+//                   stamp < OldestAnnounced(); one OldestAnnounced() call
+//                   settles a whole list of retired objects
 //
 // Slots: kSlots announcement words, one cache line each. A thread claims a
 // free slot for the length of one guard, starting at its ThreadSlot() so that
-// it finds its own slot free; with more than kSlots guards at once it waits.
+// it finds its own slot free; with more than kSlots guards at once it spins,
+// trying the next slots, until one is free.
+//
+// Thread safety: guards, Advance, SafeToReuse and OldestAnnounced from any
+// threads at once.
 //
 // Invariants and memory orders:
 //  1. A slot holds 0 (free) or an epoch its guard read. A guard announces
 //     with a seq_cst CAS, then reads the epoch again (seq_cst) until it reads
-//     what it announced. Reclaim advances the epoch with a seq_cst RMW after
-//     unlinking, then reads the slots with seq_cst loads. If the guard's
-//     last read of the epoch reads the Advance's value (or a later one), it
-//     synchronizes with the Advance, so everything unlinked before it is
-//     unlinked for this guard; if it reads an older value, it precedes the
-//     Advance in the single total order, the announcement precedes it too,
-//     and Reclaim's scan sees the announcement (an epoch <= the stamp).
-//  2. An object retired with stamp r (the epoch before the advance that
-//     followed its unlinking) is handed back only when every claimed slot
-//     holds an epoch > r: that guard claimed its slot after the advance past
-//     r, so after the unlinking (invariant 1).
+//     what it announced. Advance moves the epoch on with a seq_cst RMW after
+//     the unlinking, and OldestAnnounced reads the slots with seq_cst loads.
+//     If the guard's last read of the epoch reads the Advance's value (or a
+//     later one), it synchronizes with the Advance, so everything unlinked
+//     before it is unlinked for this guard; if it reads an older value, it
+//     precedes the Advance in the single total order, the announcement
+//     precedes it too, and a later OldestAnnounced sees the announcement (an
+//     epoch <= the stamp).
+//  2. An object stamped r (the epoch before the Advance that followed its
+//     unlinking) is safe to reuse only when every claimed slot holds an epoch
+//     > r: that guard claimed its slot after the advance past r, so after the
+//     unlinking (invariant 1).
 //  3. Releasing a slot is a release store: what the guard read happens before
-//     the object's reuse, which starts after Reclaim's load saw the slot free.
+//     the object's reuse, which starts after OldestAnnounced's load saw the
+//     slot free.
 #pragma once
 
 #include <atomic>
