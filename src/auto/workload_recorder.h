@@ -1,11 +1,11 @@
 // WorkloadRecorder: one memtable's WorkloadStats, counted on the hot paths
 // with no shared counter.
 //
-// Counters live in 16 cache-line-aligned shards; a thread counts in the shard
-// of its ThreadSlot (the first 16 threads of the process each have their
-// own). A count is a relaxed load and a relaxed store of the thread's own
-// line, as cheap as a plain increment: no locked instruction, no line
-// bouncing between writers.
+// Counters live in 16 shards (concurrency::PerThread: each on cache lines of
+// its own); a thread counts in the shard of its ThreadSlot (the first 16
+// threads of the process each have their own). A count is a relaxed load
+// and a relaxed store of the thread's own line, as cheap as a plain
+// increment: no locked instruction, no line bouncing between writers.
 //
 // Invariants and memory orders:
 //  - Every counter only grows, except when two threads that share a shard
@@ -26,7 +26,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "concurrency/thread_slot.h"
+#include "concurrency/per_thread.h"
 #include "memrep/auto.h"
 
 namespace memrep::auto_rep {
@@ -107,7 +107,7 @@ class WorkloadRecorder {
   WorkloadStats Snapshot() const {
     std::array<uint64_t, kCounters> sum{};
     WorkloadStats w;
-    for (const Shard& s : shards_) {
+    shards_.ForEach([&](const Shard& s) {
       std::array<uint64_t, kCounters> c{};
       for (uint32_t i = 0; i < kCounters; ++i) c[i] = s.counts[i].load(std::memory_order_relaxed);
       for (uint32_t i = 0; i < kCounters; ++i) sum[i] += c[i];
@@ -121,7 +121,7 @@ class WorkloadRecorder {
         w.reader_seeks += c[kSeeks];
         w.reader_steps += c[kSteps];
       }
-    }
+    });
     w.inserts = sum[kInserts];
     w.concurrent_inserts = sum[kConcurrentInserts];
     w.batches = sum[kBatches];
@@ -142,7 +142,7 @@ class WorkloadRecorder {
 
  private:
   static constexpr size_t kShards = 16;
-  struct alignas(concurrency::kCacheLine) Shard {
+  struct Shard {
     std::array<std::atomic<uint64_t>, kCounters> counts{};
     std::atomic<uint64_t> tick{0};      // drives key sampling
     std::atomic<uint64_t> get_tick{0};  // drives get sampling
@@ -164,9 +164,9 @@ class WorkloadRecorder {
   };
   static TickRef Tick(Shard& s) { return TickRef{s.tick}; }
 
-  Shard& Mine() { return shards_[concurrency::ThreadSlot() % kShards]; }
+  Shard& Mine() { return shards_.Mine(); }
 
-  std::array<Shard, kShards> shards_;
+  concurrency::PerThread<Shard, kShards> shards_;
   const bool bytewise_;
 };
 
