@@ -1,5 +1,5 @@
 // Small helpers of the benchmark programs that run whole RocksDB databases
-// (memrep_nimbus_import, memrep_phased): flag values, medians, the load
+// (memrep_nimbus_import, memrep_phased): flags, medians, the load
 // average, JSON strings, the keys' mixing function and durations in seconds.
 #pragma once
 
@@ -35,6 +35,64 @@ inline bool ParseCount(std::string_view text, uint64_t* out) {
   const char* end = text.data() + text.size();
   auto [ptr, ec] = std::from_chars(text.data(), end, *out);
   return ec == std::errc() && ptr == end && !text.empty();
+}
+
+// The string flags both programs take.
+struct CommonFlags {
+  std::vector<std::string>* reps;  // --reps, split on commas
+  std::string* db;                 // --db
+  std::string* json;               // --json
+};
+
+// Parses argv's "--name=value" flags: a count where count_of(name) gives its
+// field (nullptr: not a count), or one of `common`. false with *error set on
+// a bad flag, or with *error empty for --help or -h.
+template <typename CountOf>
+bool ParseFlags(int argc, char** argv, CountOf count_of, CommonFlags common, std::string* error) {
+  for (int i = 1; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      *error = "";
+      return false;
+    }
+    const size_t eq = arg.find('=');
+    if (arg.substr(0, 2) != "--" || eq == std::string_view::npos) {
+      *error = "expected --name=value, got '" + std::string(arg) + "'";
+      return false;
+    }
+    const std::string_view name = arg.substr(2, eq - 2);
+    const std::string_view value = arg.substr(eq + 1);
+    if (uint64_t* count = count_of(name); count != nullptr) {
+      if (!ParseCount(value, count)) {
+        *error =
+            "--" + std::string(name) + " takes a whole number, got '" + std::string(value) + "'";
+        return false;
+      }
+    } else if (name == "reps") {
+      *common.reps = SplitCommas(value);
+    } else if (name == "db") {
+      *common.db = value;
+    } else if (name == "json") {
+      *common.json = value;
+    } else {
+      *error = "unknown flag --" + std::string(name);
+      return false;
+    }
+  }
+  return true;
+}
+
+// How a program ends after parsing its flags: -1 to go on; 0 after --help
+// (the usage printed); 2 after a bad flag (the error printed as `program`'s).
+inline int FlagsExit(bool parsed, const std::string& error, const char* program,
+                     const char* usage) {
+  if (parsed) return -1;
+  if (error.empty()) {
+    std::fputs(usage, stdout);
+    return 0;
+  }
+  std::fprintf(stderr, "%s: %s\n(--help lists the flags)\n", program, error.c_str());
+  return 2;
 }
 
 // The median of the values that are not NaN; NaN if there are none.

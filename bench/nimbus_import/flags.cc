@@ -6,9 +6,6 @@
 
 namespace memrep::nimbus_import {
 
-using bench_program::ParseCount;
-using bench_program::SplitCommas;
-
 const char* const kUsage =
     "usage: memrep_nimbus_import [--name=value ...]\n"
     "  --records=N            records imported per run (5000000)\n"
@@ -24,43 +21,19 @@ const char* const kUsage =
     "  --json=FILE            write every run's figures and the medians\n";
 
 bool ParseFlags(int argc, char** argv, Flags* flags, std::string* error) {
-  for (int i = 1; i < argc; ++i) {
-    std::string_view arg = argv[i];
-    if (arg == "--help" || arg == "-h") {
-      *error = "";
-      return false;
-    }
-    const size_t eq = arg.find('=');
-    if (arg.substr(0, 2) != "--" || eq == std::string_view::npos) {
-      *error = "expected --name=value, got '" + std::string(arg) + "'";
-      return false;
-    }
-    const std::string_view name = arg.substr(2, eq - 2);
-    const std::string_view value = arg.substr(eq + 1);
-    uint64_t* count = name == "records"             ? &flags->records
-                      : name == "batch"             ? &flags->batch
-                      : name == "runs"              ? &flags->runs
-                      : name == "read_every"        ? &flags->read_every
-                      : name == "reads"             ? &flags->reads
-                      : name == "write_buffer_size" ? &flags->write_buffer_size
-                      : name == "seed"              ? &flags->seed
-                                                    : nullptr;
-    if (count != nullptr) {
-      if (!ParseCount(value, count)) {
-        *error =
-            "--" + std::string(name) + " takes a whole number, got '" + std::string(value) + "'";
-        return false;
-      }
-    } else if (name == "reps") {
-      flags->reps = SplitCommas(value);
-    } else if (name == "db") {
-      flags->db = value;
-    } else if (name == "json") {
-      flags->json = value;
-    } else {
-      *error = "unknown flag --" + std::string(name);
-      return false;
-    }
+  auto count_of = [flags](std::string_view name) -> uint64_t* {
+    return name == "records"             ? &flags->records
+           : name == "batch"             ? &flags->batch
+           : name == "runs"              ? &flags->runs
+           : name == "read_every"        ? &flags->read_every
+           : name == "reads"             ? &flags->reads
+           : name == "write_buffer_size" ? &flags->write_buffer_size
+           : name == "seed"              ? &flags->seed
+                                         : nullptr;
+  };
+  if (!bench_program::ParseFlags(argc, argv, count_of, {&flags->reps, &flags->db, &flags->json},
+                                 error)) {
+    return false;
   }
   if (flags->records == 0 || flags->batch == 0 || flags->runs == 0 || flags->read_every == 0) {
     *error = "--records, --batch, --runs and --read_every must be at least 1";

@@ -7,9 +7,6 @@
 
 namespace memrep::phased {
 
-using bench_program::ParseCount;
-using bench_program::SplitCommas;
-
 const char* const kUsage =
     "usage: memrep_phased [--name=value ...]\n"
     "  --reps=LIST              comma list: skip_list, or memrep factory strings\n"
@@ -81,35 +78,10 @@ uint64_t EntriesPerPhase(const Flags& flags) {
 }
 
 bool ParseFlags(int argc, char** argv, Flags* flags, std::string* error) {
-  for (int i = 1; i < argc; ++i) {
-    std::string_view arg = argv[i];
-    if (arg == "--help" || arg == "-h") {
-      *error = "";
-      return false;
-    }
-    const size_t eq = arg.find('=');
-    if (arg.substr(0, 2) != "--" || eq == std::string_view::npos) {
-      *error = "expected --name=value, got '" + std::string(arg) + "'";
-      return false;
-    }
-    const std::string_view name = arg.substr(2, eq - 2);
-    const std::string_view value = arg.substr(eq + 1);
-    if (uint64_t* count = CountFlag(name, flags); count != nullptr) {
-      if (!ParseCount(value, count)) {
-        *error =
-            "--" + std::string(name) + " takes a whole number, got '" + std::string(value) + "'";
-        return false;
-      }
-    } else if (name == "reps") {
-      flags->reps = SplitCommas(value);
-    } else if (name == "db") {
-      flags->db = value;
-    } else if (name == "json") {
-      flags->json = value;
-    } else {
-      *error = "unknown flag --" + std::string(name);
-      return false;
-    }
+  auto count_of = [flags](std::string_view name) { return CountFlag(name, flags); };
+  if (!bench_program::ParseFlags(argc, argv, count_of, {&flags->reps, &flags->db, &flags->json},
+                                 error)) {
+    return false;
   }
   return CheckFlags(*flags, error);
 }

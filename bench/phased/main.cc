@@ -52,13 +52,10 @@ using bench_program::LoadAverage;
 int Main(int argc, char** argv) {
   Flags flags;
   std::string error;
-  if (!ParseFlags(argc, argv, &flags, &error)) {
-    if (error.empty()) {
-      std::fputs(kUsage, stdout);
-      return 0;
-    }
-    std::fprintf(stderr, "memrep_phased: %s\n(--help lists the flags)\n", error.c_str());
-    return 2;
+  if (int rc = bench_program::FlagsExit(ParseFlags(argc, argv, &flags, &error), error,
+                                        "memrep_phased", kUsage);
+      rc >= 0) {
+    return rc;
   }
   // Every rep is created, and the JSON file opened, before anything runs:
   // a bad name costs no time.
