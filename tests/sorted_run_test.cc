@@ -360,3 +360,140 @@ TEST(RunIndex, AReadWithoutMemoryFindsWhatAViewFinds) {
 
 }  // namespace
 }  // namespace memrep::runs
+
+namespace memrep::runs {
+namespace {
+
+// Blocks a pool's threads until released: the index's strand then never
+// runs, as when writers hold every core.
+class BlockedPool {
+ public:
+  explicit BlockedPool(concurrency::BackgroundPool& pool) : strand_(&pool) {
+    strand_.Post([this] {
+      while (!released_.load(std::memory_order_acquire)) std::this_thread::yield();
+    });
+  }
+  ~BlockedPool() { Release(); }
+  void Release() { released_.store(true, std::memory_order_release); }
+
+ private:
+  concurrency::Strand strand_;
+  std::atomic<bool> released_{false};
+};
+
+struct HelpFixture {
+  HelpFixture() : region(&arena, 1 << 20, WriteList::kLinkBytes), order(nullptr), pool(1) {
+    EXPECT_TRUE(region.Init().ok());
+  }
+  RowRef Row(uint64_t key, SequenceNumber seq) {
+    const std::string k = testing::NumberKey(key);
+    RowRef ref = 0;
+    EXPECT_TRUE(region.Allocate(RowSize(k.size(), 1), &ref).ok());
+    EncodeRow(region.Row(ref), EntryView::Of(k, seq, ValueType::kValue, "v"));
+    return ref;
+  }
+  static uint64_t CountView(const format::KeyOrder& order, const RunIndex::View& view) {
+    MergingCursor cursor(order);
+    for (const auto& run : view.set->runs) cursor.AddSource(run.get());
+    for (const auto& level : view.tail.levels) cursor.AddSource(level.get());
+    uint64_t n = 0;
+    for (cursor.SeekToFirst(); cursor.Valid(); cursor.Next()) ++n;
+    return n;
+  }
+  memory::Arena arena;
+  RowRegion region;
+  const format::KeyOrder order;
+  concurrency::BackgroundPool pool;
+};
+
+// While readers take views, a writer cuts its rows itself each time it has
+// pushed background_cut of them, so the rows in no run stay below that
+// however far behind the strand is (here it never runs). With no reader,
+// writers leave the work to the strand.
+TEST(RunIndex, WritersCutTheirRowsWhileReadersArePresent) {
+  HelpFixture f;
+  BlockedPool blocked(f.pool);
+  RunIndexOptions options;
+  options.background_cut = 256;
+  options.seal_threshold = 1 << 20;  // readers never publish runs themselves
+  auto index = std::make_shared<RunIndex>(options, f.order, f.region, f.pool);
+  uint64_t seq = 0;
+  for (int i = 0; i < 1000; ++i) {
+    ++seq;
+    index->Push(f.Row(seq % 997, seq));
+  }
+  EXPECT_EQ(index->WriterHelps(), 0u) << "no reader yet: the writer only requests work";
+  EXPECT_EQ(index->Unsorted(), 1000u);
+  EXPECT_EQ(index->NumRuns(), 0u);
+
+  (void)index->Snapshot();  // a reader: it sorts the 1000 rows for its view
+  uint64_t most_unsorted = 0;
+  for (int i = 0; i < 20000; ++i) {
+    ++seq;
+    index->Push(f.Row(seq % 997, seq));
+    // From the first help on (the rows of the reader-free start wait for it).
+    if (index->WriterHelps() > 0) most_unsorted = std::max(most_unsorted, index->Unsorted());
+    if (i % 64 == 0) (void)index->Snapshot();
+  }
+  EXPECT_GT(index->WriterHelps(), 0u);
+  EXPECT_LT(most_unsorted, uint64_t{options.background_cut});
+  EXPECT_EQ(HelpFixture::CountView(f.order, index->Snapshot()), seq);
+  blocked.Release();
+  index->Close();
+  f.pool.Drain();
+}
+
+// Several writers and readers at once, the strand blocked: every row is in
+// every later view exactly once, and the rows in no run stay bounded (a
+// writer that finds another cutting waits once they pass the bound).
+TEST(RunIndex, HelpingWritersKeepViewsCompleteAndBounded) {
+  HelpFixture f;
+  BlockedPool blocked(f.pool);
+  RunIndexOptions options;
+  options.background_cut = 128;
+  options.seal_threshold = 1 << 20;
+  auto index = std::make_shared<RunIndex>(options, f.order, f.region, f.pool);
+  constexpr int kWriters = 3, kPerWriter = 6000;
+  std::atomic<int> writers_done{0};
+  std::atomic<bool> reading{false};
+  std::atomic<uint64_t> most_unsorted{0};
+  std::vector<std::thread> threads;
+  for (int w = 0; w < kWriters; ++w) {
+    threads.emplace_back([&, w] {
+      while (!reading.load()) std::this_thread::yield();
+      for (int i = 0; i < kPerWriter; ++i) {
+        // Distinct (key, sequence) per row: sequence w * kPerWriter + i + 1.
+        const SequenceNumber s = static_cast<SequenceNumber>(w) * kPerWriter + i + 1;
+        index->Push(f.Row(s % 1009, s));
+      }
+      writers_done.fetch_add(1);
+    });
+  }
+  threads.emplace_back([&] {
+    while (writers_done.load() < kWriters) {
+      // Cheap views, so that the index always counts as having readers
+      // (a view's rows: its runs' and its tail's).
+      const uint64_t before = index->Count();
+      const RunIndex::View view = index->Snapshot();
+      reading.store(true);
+      EXPECT_GE(view.set->entries + view.tail.size(), before);
+      uint64_t u = index->Unsorted(), m = most_unsorted.load();
+      while (u > m && !most_unsorted.compare_exchange_weak(m, u)) {
+      }
+    }
+  });
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(HelpFixture::CountView(f.order, index->Snapshot()), uint64_t{kWriters} * kPerWriter);
+  EXPECT_GT(index->WriterHelps(), 0u);
+  // Bounded: the bound (4 x background_cut) plus what each writer pushes
+  // between two checks, and more where the reader thread was descheduled for
+  // longer than the reader window (writers then stop helping) on a busy
+  // machine; without help, every row would wait (the strand is blocked).
+  EXPECT_LE(most_unsorted.load(), uint64_t{kWriters} * kPerWriter / 4);
+  blocked.Release();
+  index->Close();
+  f.pool.Drain();
+}
+
+}  // namespace
+}  // namespace memrep::runs

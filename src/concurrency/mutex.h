@@ -23,6 +23,7 @@
 #define REQUIRES(...) MEMREP_THREAD_ANNOTATION(requires_capability(__VA_ARGS__))
 #define ACQUIRE(...) MEMREP_THREAD_ANNOTATION(acquire_capability(__VA_ARGS__))
 #define RELEASE(...) MEMREP_THREAD_ANNOTATION(release_capability(__VA_ARGS__))
+#define TRY_ACQUIRE(...) MEMREP_THREAD_ANNOTATION(try_acquire_capability(__VA_ARGS__))
 #define EXCLUDES(...) MEMREP_THREAD_ANNOTATION(locks_excluded(__VA_ARGS__))
 #define NO_THREAD_SAFETY_ANALYSIS MEMREP_THREAD_ANNOTATION(no_thread_safety_analysis)
 
@@ -36,6 +37,8 @@ class CAPABILITY("mutex") Mutex {
 
   void Lock() ACQUIRE() { mu_.lock(); }
   void Unlock() RELEASE() { mu_.unlock(); }
+  // Takes the mutex if no one holds it; returns whether it did.
+  bool TryLock() TRY_ACQUIRE(true) { return mu_.try_lock(); }
 
  private:
   friend class CondVar;

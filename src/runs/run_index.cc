@@ -212,6 +212,7 @@ std::shared_ptr<const SortedRun> RunIndex::Seal(const Tail& tail, const SortedRu
 }
 
 RunIndex::View RunIndex::Snapshot() {
+  NoteReader();
   // The set first: the heads loaded after it are at or past what it covers.
   std::shared_ptr<const RunSet> set = runs_.Current();
   View view;
@@ -250,19 +251,52 @@ RunIndex::View RunIndex::CutView(std::shared_ptr<const RunSet> set) {
 }
 
 bool RunIndex::BackgroundWork() {
-  // Idle: no push for a whole recheck period (not merely since the last
-  // task, which may have run a moment ago between two pushes). What throws
-  // (out of memory, a custom comparator) published nothing half-way (runs
-  // are replaced whole): readers sort what the task could not, and it runs
-  // again after a recheck period.
-  const bool idle = frozen() || quiet_.Quiet(Count(), std::chrono::steady_clock::now());
-  return CutAndMerge(idle);
+  // A writer is cutting (Help): look again after a recheck period, rather
+  // than hold a pool thread waiting for it.
+  if (!work_mu_.TryLock()) return true;
+  bool more = true;
+  try {
+    // Idle: no push for a whole recheck period (not merely since the last
+    // task, which may have run a moment ago between two pushes). What throws
+    // (out of memory, a custom comparator) published nothing half-way (runs
+    // are replaced whole): readers sort what the task could not, and it runs
+    // again after a recheck period.
+    const bool idle = frozen() || quiet_.Quiet(Count(), std::chrono::steady_clock::now());
+    more = CutAndMerge(idle, /*helping=*/false);
+  } catch (...) {
+    work_mu_.Unlock();
+    throw;
+  }
+  work_mu_.Unlock();
+  return more;
 }
 
-size_t RunIndex::Cut(bool idle, std::shared_ptr<const RunSet> base) {
+void RunIndex::Help() {
+  if (!work_mu_.TryLock()) {
+    // Another thread is cutting: write on while the rows in no run are few;
+    // past the bound, wait for it and then cut what it left.
+    if (Unsorted() < HelpBound()) return;
+    writer_waits_.fetch_add(1, std::memory_order_relaxed);
+    work_mu_.Lock();
+    if (Unsorted() < HelpBound()) {
+      work_mu_.Unlock();
+      return;
+    }
+  }
+  writer_helps_.fetch_add(1, std::memory_order_relaxed);
+  try {
+    (void)CutAndMerge(/*idle=*/false, /*helping=*/true);
+  } catch (...) {
+    // Out of memory, or a custom comparator that threw: nothing was
+    // published half-way; readers and the strand sort these rows later.
+  }
+  work_mu_.Unlock();
+}
+
+size_t RunIndex::Cut(bool idle, bool helping, std::shared_ptr<const RunSet> base) {
   // The tail readers have sorted so far is reused: only newer rows are sorted here.
   const Tail tail = BuildTail(*base, task_.cancel_flag());
-  const bool cut = tail.size() > 0 && (idle || tail.size() >= options_.background_cut ||
+  const bool cut = tail.size() > 0 && (idle || helping || tail.size() >= options_.background_cut ||
                                        tail.size() >= options_.seal_threshold);
   if (cut) {
     // May lose to an iterator that published a cut first: the next task retries.
@@ -281,10 +315,11 @@ bool RunIndex::WritersBusy() {
   return writers >= cores;
 }
 
-bool RunIndex::CutAndMerge(bool idle) {
-  // Writers holding every core: no cut (readers sort what they need), and
-  // merges only to keep the runs readers sealed within max_runs.
-  const bool yielding = options_.yield_to_writers && !idle && WritersBusy();
+bool RunIndex::CutAndMerge(bool idle, bool helping) {
+  // Writers holding every core: no cut (readers sort what they need, and
+  // writers help them: Help), and merges only to keep the runs readers
+  // sealed within max_runs.
+  const bool yielding = !helping && options_.yield_to_writers && !idle && WritersBusy();
   // The pre-cut set and tail are let go before merging (Cut returns): holding
   // them would keep runs that merges replace alive, past what MemoryUsage
   // charges for.
@@ -294,9 +329,9 @@ bool RunIndex::CutAndMerge(bool idle) {
     if (ManyUnsorted(*base)) {
       concurrency::MutexLock lock(&sort_mu_);  // as in Snapshot
       base.reset();
-      left = Cut(idle, runs_.Current());
+      left = Cut(idle, helping, runs_.Current());
     } else {
-      left = Cut(idle, std::move(base));
+      left = Cut(idle, helping, std::move(base));
     }
   }
   std::shared_ptr<const RunSet> set = runs_.Current();

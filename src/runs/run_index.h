@@ -12,19 +12,30 @@
 // Reps build on it: the sorted hash rep is a hash index plus a RunIndex; an
 // append-only vector rep is a RunIndex alone.
 //
-// Thread safety: Push from any thread (no lock; no cache line all writers
-// share). Snapshot from any thread: it takes RunSetHolder's mutex and the
-// tail cache's mutex briefly, and where at least seal_threshold rows are in no
-// run, sort_mu_ for one sort of them (so that they are sorted once). Background work runs as
-// one SerialTask on the rep's BackgroundPool, so runs never overlap one another (RunSetHolder's
-// single-merger rule, QuietDetector's single caller), while other reps'
-// tasks run in parallel on the pool's other threads.
+// Thread safety: Push from any thread (no lock and no cache line all writers
+// share, except every background_cut rows of a thread while readers are
+// present: see Help below). Snapshot from any thread: it takes RunSetHolder's
+// mutex and the tail cache's mutex briefly, and where at least seal_threshold
+// rows are in no run, sort_mu_ for one sort of them (so that they are sorted
+// once). Background work runs as one SerialTask on the rep's BackgroundPool,
+// and it and the writers' Help hold work_mu_, so cuts and merges never overlap
+// one another (RunSetHolder's single-merger rule, QuietDetector's single
+// caller), while other reps' tasks run in parallel on the pool's other threads.
 //  - a cut is requested each time a writer thread has pushed background_cut
 //    rows, and again after kRecheckPeriod while unsorted rows or several runs
 //    remain;
 //  - when no row arrived for a whole recheck period, or after Freeze, a task
 //    sorts everything into one run, so a frozen or idle index is one array;
 //  - Freeze only flags and requests: it never waits for a sort;
+//  - while the index has readers (a Snapshot in the last kReaderWindowMs),
+//    a writer thread whose shard has taken background_cut more rows does
+//    that work itself (Help): it cuts and merges, as the strand would,
+//    unless another thread is doing it, and waits for that thread only when
+//    more than HelpBound() rows are in no run. So a writer cannot outrun the
+//    sorting that readers need: the rows a reader finds in no run stay
+//    bounded, whatever the writers' rate, the strand's lag or the cores the
+//    writers hold. With no reader, writers only request the strand's work,
+//    as before;
 //  - Close (the rep's destructor) cancels: a running merge stops within
 //    SortedRun::kCancelCheck rows and queued tasks do nothing, so destroying
 //    a rep never waits for a big merge. A running cut (a sort of the rows that
@@ -84,11 +95,11 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   // Snapshot, and is sorted in the background. exclusive: no other thread
   // pushes meanwhile (a rep's Insert, as opposed to InsertConcurrently).
   void Push(RowRef ref, bool exclusive = false) {
-    if (write_list_.Push(region_, ref, ref, 1, exclusive)) Schedule(false);
+    if (write_list_.Push(region_, ref, ref, 1, exclusive)) Due();
   }
   // Adds n nodes linked newest first (WriteList::Push), with one publication.
   void PushChain(RowRef newest, RowRef oldest, uint64_t n, bool exclusive = false) {
-    if (write_list_.Push(region_, newest, oldest, n, exclusive)) Schedule(false);
+    if (write_list_.Push(region_, newest, oldest, n, exclusive)) Due();
   }
   // Rows pushed so far. O(1).
   uint64_t Count() const { return write_list_.Count(); }
@@ -177,15 +188,52 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   size_t RunBytes() const;
   // Merges that Close stopped before they finished.
   uint64_t MergesCancelled() const { return merges_cancelled_.load(std::memory_order_relaxed); }
+  // Cuts and merges that writer threads did themselves because readers were
+  // present (Help), and the times a writer waited for another's.
+  uint64_t WriterHelps() const { return writer_helps_.load(std::memory_order_relaxed); }
+  uint64_t WriterWaits() const { return writer_waits_.load(std::memory_order_relaxed); }
+  // Rows in no published run (as of the last published set; may lag).
+  uint64_t Unsorted() const {
+    const uint64_t count = Count();
+    const uint64_t in_runs = set_entries_.load(std::memory_order_relaxed);
+    return count > in_runs ? count - in_runs : 0;
+  }
 
  private:
   friend class concurrency::SerialTask;
   // Queues a background task unless one is already queued.
   void Schedule(bool delayed) { task_.Schedule(shared_from_this(), delayed); }
+  // A writer's shard has taken background_cut more rows: the writer helps
+  // when readers are present, and requests the strand's work either way.
+  void Due() {
+    if (ReadersPresent()) Help();
+    Schedule(false);
+  }
+  // The writer's share of the work (see the top of this file). Never throws.
+  void Help() EXCLUDES(work_mu_);
+  // A coarse clock, in milliseconds, for noticing readers.
+  static uint64_t NowMs() {
+    return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                     std::chrono::steady_clock::now().time_since_epoch())
+                                     .count());
+  }
+  // Called by every Snapshot. relaxed: a hint for writers; the store is
+  // skipped while the value is current, so that readers do not keep
+  // writing a line they all read.
+  void NoteReader() {
+    const uint64_t now = NowMs();
+    if (last_read_ms_.load(std::memory_order_relaxed) != now) {
+      last_read_ms_.store(now, std::memory_order_relaxed);
+    }
+  }
+  bool ReadersPresent() const {
+    return NowMs() - last_read_ms_.load(std::memory_order_relaxed) <= kReaderWindowMs;
+  }
   // One run of the background task; returns whether to run again later.
-  bool BackgroundWork();
+  bool BackgroundWork() EXCLUDES(work_mu_);
   // One step of background work; returns whether more is left for later.
-  bool CutAndMerge(bool idle);
+  // helping: a writer's (Help): no yielding to writers.
+  bool CutAndMerge(bool idle, bool helping) REQUIRES(work_mu_);
   // Whether so many rows are in no run of `set` that sorting them should be
   // done once, under sort_mu_, rather than by every reader that arrives
   // meanwhile (a frozen vector rep's whole content, say, wanted at once by
@@ -200,7 +248,8 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   View CutView(std::shared_ptr<const RunSet> set);
   // The background task's cut of the rows after `base`; returns how many it
   // left unsorted.
-  size_t Cut(bool idle, std::shared_ptr<const RunSet> base);
+  // helping: a writer's cut (Help), made whatever the tail's size.
+  size_t Cut(bool idle, bool helping, std::shared_ptr<const RunSet> base) REQUIRES(work_mu_);
   // The tail of `set`, built from the cached one when it starts where `set`
   // ends; loads the write list's heads.
   // cancel: the strand's (Close stops its big sorts: Cancelled is thrown);
@@ -256,6 +305,10 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   concurrency::BackgroundPool& pool_;
   concurrency::SerialTask task_;  // the background work: Schedule, Close
 
+  // Held by whoever cuts and merges (the strand's task, or a writer in
+  // Help), so that those never overlap: PublishMerge's single merger,
+  // quiet_ and last_counts_ rely on it. Taken before sort_mu_.
+  concurrency::Mutex work_mu_;
   // Held while sorting many rows (ManyUnsorted), so that they are sorted
   // once. Taken before tail_mu_ and RunSetHolder's mutex, never after.
   concurrency::Mutex sort_mu_;
@@ -266,16 +319,25 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   std::atomic<uint64_t> nudged_version_{~uint64_t{0}};
 
   std::atomic<uint64_t> merges_cancelled_{0};  // a statistic
+  std::atomic<uint64_t> writer_helps_{0};      // a statistic
+  std::atomic<uint64_t> writer_waits_{0};      // a statistic
+  // When a Snapshot was last taken (NowMs), and for how long after it the
+  // index counts as having readers.
+  std::atomic<uint64_t> last_read_ms_{0};
+  static constexpr uint64_t kReaderWindowMs = 100;
+  // Rows in no run above which a writer that would help waits for the
+  // thread already cutting, rather than writing on.
+  uint64_t HelpBound() const { return 4 * uint64_t{options_.background_cut}; }
   // How often the strand looks again while the index has unsorted rows or
   // several runs: once nothing arrives for a period, it becomes one run.
   static constexpr std::chrono::milliseconds kRecheckPeriod{10};
   // Whether inserts have paused; background tasks only (they never overlap).
   concurrency::QuietDetector quiet_{kRecheckPeriod};
-  // Per-shard counts at the last background task (background tasks only).
-  std::array<uint64_t, WriteList::kShards> last_counts_{};
+  // Per-shard counts at the last background task (under work_mu_).
+  std::array<uint64_t, WriteList::kShards> last_counts_ GUARDED_BY(work_mu_){};
   // Whether at least as many writer threads as cores pushed since the last
-  // background task (background tasks only).
-  bool WritersBusy();
+  // background task.
+  bool WritersBusy() REQUIRES(work_mu_);
 };
 
 }  // namespace memrep::runs
