@@ -179,6 +179,82 @@ TEST_P(StressTest, WritersReadersIteratorsAndSwitches) {
   EXPECT_GT(checks.load(), 100);
 }
 
+// Sixteen threads on one memtable: writers beside threads that only read,
+// some with Gets and some with iterators (new ones, seeking what writers
+// finished, and scanning), as RocksDB's readers run beside its writers on a
+// machine with many cores. Every Put a writer finished before a read began
+// must be visible to it.
+TEST_P(StressTest, SixteenThreadsReadersOnlyBesideWriters) {
+  constexpr int kWriterThreads = 4, kGetters = 6, kIterators = 6;
+  constexpr int64_t kPerWriter = 3000;
+  constexpr int kMinChecks = 50;  // per reader, however fast the writers are
+  MemTableOptions o;
+  o.rep = GetParam();
+  o.write_buffer_size = 8 << 20;
+  std::unique_ptr<MemTable> mt;
+  ASSERT_TRUE(MemTable::Open(o, &mt).ok());
+  std::array<std::atomic<int64_t>, kWriterThreads> progress{};
+  std::atomic<int> writers_done{0};
+  std::vector<std::thread> threads;
+  for (int w = 0; w < kWriterThreads; ++w) {
+    threads.emplace_back([&, w] {
+      for (int64_t i = 0; i < kPerWriter; ++i) {
+        const SequenceNumber seq = static_cast<SequenceNumber>(w * kPerWriter + i + 1);
+        Status s = mt->Put(Key(w, i), "value", seq);
+        ASSERT_TRUE(s.ok()) << s.ToString();
+        progress[w].store(i + 1, std::memory_order_release);  // the Put is visible
+      }
+      writers_done.fetch_add(1);
+    });
+  }
+  auto reading = [&](int own) { return writers_done.load() < kWriterThreads || own < kMinChecks; };
+  for (int r = 0; r < kGetters; ++r) {
+    threads.emplace_back([&, r] {
+      std::mt19937 rng(r);
+      for (int own = 0; reading(own);) {
+        const int w = static_cast<int>(rng() % kWriterThreads);
+        const int64_t done = progress[w].load(std::memory_order_acquire);
+        if (done == 0) continue;
+        const int64_t i = static_cast<int64_t>(rng() % static_cast<uint64_t>(done));
+        std::string v;
+        Status s = mt->Get(Key(w, i), kMaxSequenceNumber, &v);
+        ASSERT_TRUE(s.ok()) << Key(w, i) << ": " << s.ToString();
+        ASSERT_EQ(v, "value");
+        ++own;
+      }
+    });
+  }
+  for (int r = 0; r < kIterators; ++r) {
+    threads.emplace_back([&, r] {
+      std::mt19937 rng(100 + r);
+      for (int own = 0; reading(own); ++own) {
+        std::array<int64_t, kWriterThreads> done;
+        for (int w = 0; w < kWriterThreads; ++w) {
+          done[w] = progress[w].load(std::memory_order_acquire);
+        }
+        std::unique_ptr<MemTableIterator> it;
+        ASSERT_TRUE(mt->NewIterator(&it).ok());
+        const int w = static_cast<int>(rng() % kWriterThreads);
+        if (done[w] > 0) {
+          const std::string key = Key(w, static_cast<int64_t>(rng() % done[w]));
+          it->Seek(key);
+          ASSERT_TRUE(it->Valid()) << key;
+          ASSERT_EQ(it->entry().user_key, key) << "an iterator must see every finished Put";
+        }
+        std::string prev;
+        int n = 0;
+        for (; it->Valid() && n < 50; it->Next(), ++n) {
+          std::string k(it->entry().user_key);
+          ASSERT_LT(prev, k);
+          prev = k;
+        }
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(mt->NumEntries(), static_cast<uint64_t>(kWriterThreads * kPerWriter));
+}
+
 // The single-writer path, as RocksDB uses it without concurrent memtable
 // writes: one thread calls Insert (which publishes with plain stores where a
 // rep allows it, not a CAS) while readers look the writer's finished keys up

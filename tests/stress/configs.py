@@ -34,6 +34,13 @@ def mix(read, prefix, write, delete, delrange, iterate):
 
 
 CONFIGS = [
+    dict(name="threads16_readers", short=True, est_s=15,
+         doc="16 threads on a small memtable: each writes concurrently and reads it with Gets "
+             "and iterators (db_stress gives every thread one mix; tests/stress_test.cc has "
+             "threads that only read beside writers)",
+         flags={**mix(35, 0, 35, 5, 0, 25), "threads": 16, "allow_concurrent_memtable_write": 1,
+                "verify_iterator_with_expected_state_one_in": 5, "prefix_size": -1,
+                "ops_per_thread": 20000}),
     dict(name="threads8_wal", short=True, est_s=15,
          doc="8 threads writing concurrently into the memtable, with the WAL",
          flags={"threads": 8, "allow_concurrent_memtable_write": 1, "ops_per_thread": 40000}),
