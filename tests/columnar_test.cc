@@ -403,5 +403,53 @@ TEST(Columnar, OverflowBucketsComeFromTheRowRegionAndMemoryStopsAtFreeze) {
   EXPECT_EQ(Scan(*rep).size(), size_t{kKeys});
 }
 
+// Writers that share two buckets race on every slot claim, on every
+// overflow link (a loser keeps its bucket for its next overflow) and on
+// version links, while readers look keys up meanwhile (some slots still
+// without their fingerprint): every version stays findable, newest first.
+TEST(Columnar, WritersRacingOnTwoBucketsLoseNoVersion) {
+  memory::Arena arena;
+  ColumnarOptions o;
+  o.bucket_count = 2;
+  o.shards = 4;
+  auto rep = Make(o, &arena);
+  constexpr int kWriters = 4, kKeys = 1500;
+  std::atomic<bool> stop{false};
+  std::atomic<int> errors{0};
+  std::vector<std::thread> threads;
+  for (int w = 0; w < kWriters; ++w) {
+    threads.emplace_back([&, w] {
+      // Every writer writes every key, at sequences of its own: versions of
+      // one key arrive from several threads at once.
+      for (int i = 0; i < kKeys; ++i) {
+        const SequenceNumber seq = 1 + SequenceNumber(i) * kWriters + w;
+        if (!rep->Add(EntryView::Of(NumberKey(i), seq, ValueType::kValue, "v"), true).ok()) {
+          ++errors;
+        }
+      }
+    });
+  }
+  threads.emplace_back([&] {
+    std::mt19937_64 rng(3);
+    while (!stop.load(std::memory_order_relaxed)) {
+      const std::vector<SequenceNumber> seen =
+          Versions(*rep, NumberKey(rng() % kKeys), kMaxSequenceNumber);
+      if (!std::is_sorted(seen.begin(), seen.end(), std::greater<>())) ++errors;
+    }
+  });
+  for (int w = 0; w < kWriters; ++w) threads[w].join();
+  stop = true;
+  threads.back().join();
+  EXPECT_EQ(errors.load(), 0);
+  EXPECT_GT(rep->OverflowBuckets(), 0u);
+  for (int i = 0; i < kKeys; ++i) {
+    std::vector<SequenceNumber> expected;
+    for (int w = kWriters - 1; w >= 0; --w)
+      expected.push_back(1 + SequenceNumber(i) * kWriters + w);
+    ASSERT_EQ(Versions(*rep, NumberKey(i), kMaxSequenceNumber), expected) << i;
+  }
+  EXPECT_EQ(Scan(*rep).size(), size_t{kWriters} * kKeys);
+}
+
 }  // namespace
 }  // namespace memrep::columnar
