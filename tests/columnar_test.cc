@@ -1,6 +1,7 @@
-// Behaviour particular to the columnar rep: its radix sort, its background
-// sorting and merging, its index's overflow buckets and its sizing. What
-// every rep does is in rep_conformance_test.cc, which runs it too.
+// Behaviour particular to the columnar rep: its ordered reads from the
+// shared sorted runs, its link queue, its index's overflow buckets and its
+// sizing. What every rep does is in rep_conformance_test.cc, which runs it
+// too.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -57,8 +58,9 @@ std::vector<std::string> Scan(const Rep& rep) {
 }
 
 // Keys whose first 8 bytes often tie (a few shared prefixes, then random
-// bytes), several versions each, in random order: the radix passes and the
-// tie-breaking comparison sort both have work.
+// bytes), several versions each, in random order: the runs' prefix
+// comparisons and the full comparisons that break their ties both have
+// work.
 struct Workload {
   std::vector<std::pair<std::string, SequenceNumber>> records;
   explicit Workload(size_t n, uint64_t seed) {
@@ -76,7 +78,7 @@ struct Workload {
 void ExpectSortedLikeTheModel(const UserKeyComparator* comparator) {
   memory::Arena arena;
   ColumnarOptions o;
-  o.block_size = 1024;  // radix sorts (256 entries and up)
+  o.block_size = 1024;  // background cuts every 1024 entries
   o.max_sorted_blocks = 2;
   auto rep = Make(o, &arena, comparator);
   const format::KeyOrder order(comparator);
@@ -93,20 +95,20 @@ void ExpectSortedLikeTheModel(const UserKeyComparator* comparator) {
   for (const auto& [k, s] : w.records) {
     ASSERT_TRUE(rep->Add(EntryView::Of(k, s, ValueType::kValue, "v"), false).ok());
   }
-  // While writes go on (sorted blocks, merges, a tail of the newest), then frozen (one block).
+  // While writes go on (runs, merges, a tail of the newest), then frozen (one run).
   EXPECT_EQ(Scan(*rep), expected);
   rep->Freeze();
-  ASSERT_TRUE(WaitFor([&] { return rep->NumSortedBlocks() == 1; }));
+  ASSERT_TRUE(WaitFor([&] { return rep->NumRuns() == 1; }));
   EXPECT_EQ(Scan(*rep), expected);
 }
 
-TEST(Columnar, RadixSortedBlocksMatchAComparisonSortBytewise) { ExpectSortedLikeTheModel(nullptr); }
+TEST(Columnar, OrderedReadsMatchAComparisonSortBytewise) { ExpectSortedLikeTheModel(nullptr); }
 
-TEST(Columnar, RadixSortedBlocksMatchAComparisonSortReverse) {
+TEST(Columnar, OrderedReadsMatchAComparisonSortReverse) {
   ExpectSortedLikeTheModel(ReverseBytewiseComparator());
 }
 
-TEST(Columnar, SortedBlocksStayBoundedAndBecomeOneOnceWritesStop) {
+TEST(Columnar, SortedRunsStayBoundedAndBecomeOneOnceWritesStop) {
   memory::Arena arena;
   ColumnarOptions o;
   o.block_size = 256;
@@ -118,16 +120,14 @@ TEST(Columnar, SortedBlocksStayBoundedAndBecomeOneOnceWritesStop) {
                  false)
             .ok());
   }
-  // Every full block is sorted and merged down to the bound; only the
-  // active block stays pending.
-  ASSERT_TRUE(WaitFor([&] { return rep->NumPendingBlocks() == 1 && rep->NumSortedBlocks() <= 3; }));
-  EXPECT_GT(rep->BackgroundNanos(), 0u);
-  EXPECT_GE(rep->SortedBytes(), 4 * size_t{50000 - 256});
-  // No more writes: the blocks become one, frozen or not.
-  ASSERT_TRUE(WaitFor([&] { return rep->NumSortedBlocks() == 1; }));
+  // Every background cut is sorted and merged within the bound.
+  ASSERT_TRUE(WaitFor([&] { return rep->NumRuns() >= 1 && rep->NumRuns() <= 3; }));
+  // No more writes: the runs become one, frozen or not.
+  ASSERT_TRUE(WaitFor([&] { return rep->NumRuns() == 1; }));
+  EXPECT_GE(rep->RunBytes(), 4 * size_t{50000});
   const size_t at_freeze = rep->MemoryUsage();
   rep->Freeze();
-  ASSERT_TRUE(WaitFor([&] { return rep->NumSortedBlocks() == 1 && rep->NumPendingBlocks() == 0; }));
+  ASSERT_TRUE(WaitFor([&] { return rep->NumRuns() == 1; }));
   EXPECT_LE(rep->MemoryUsage(), at_freeze);
   EXPECT_EQ(Scan(*rep).size(), 50000u);
 }
@@ -194,7 +194,7 @@ TEST(Columnar, AReadFindsEveryInsertThatReturned) {
   memory::Arena arena;
   ColumnarOptions o;
   o.shards = 2;
-  o.block_size = 64;  // blocks sealed and sorted meanwhile
+  o.block_size = 64;  // background cuts meanwhile
   auto rep = Make(o, &arena);
   constexpr int kWriters = 2, kPerWriter = 20000;
   std::atomic<int> done[kWriters] = {};
@@ -259,17 +259,22 @@ TEST(Columnar, OneBucketOverflowsAndStillFindsEveryVersion) {
   }
 }
 
-TEST(Columnar, SizesFollowTheWriteBuffer) {
+TEST(Columnar, SizesFollowTheWriteBufferAndTheOptions) {
   ColumnarOptions o;
-  EXPECT_EQ(EffectiveBlockSize(o, uint64_t{64} << 10), 256u);
-  EXPECT_EQ(EffectiveBlockSize(o, uint64_t{1} << 20), 1024u);
-  EXPECT_EQ(EffectiveBlockSize(o, uint64_t{64} << 20), 8192u);
-  EXPECT_EQ(EffectiveBucketCount(o, uint64_t{64} << 20), (uint64_t{64} << 20) / 1024);
+  EXPECT_EQ(EffectiveBucketCount(o, uint64_t{64} << 20), (uint64_t{64} << 20) / 1280);
   EXPECT_EQ(EffectiveBucketCount(o, 4096), ColumnarOptions::kMinAutoBuckets);
-  o.block_size = 1000;  // rounded down
-  EXPECT_EQ(EffectiveBlockSize(o, uint64_t{64} << 20), 512u);
-  o.bucket_count = 1000;  // rounded up
-  EXPECT_EQ(EffectiveBucketCount(o, uint64_t{64} << 20), 1024u);
+  o.bucket_count = 1000;  // as given: the index takes any count
+  EXPECT_EQ(EffectiveBucketCount(o, uint64_t{64} << 20), 1000u);
+  // block_size is the runs' background cut; max_sorted_blocks their bound.
+  EXPECT_EQ(RunOptionsOf(o).background_cut, runs::RunIndexOptions{}.background_cut);
+  o.block_size = 1000;
+  o.max_sorted_blocks = 5;
+  EXPECT_EQ(RunOptionsOf(o).background_cut, 1000u);
+  EXPECT_EQ(RunOptionsOf(o).max_runs, 5u);
+  // A rep takes the count it is given.
+  memory::Arena arena;
+  o.bucket_count = 777;
+  EXPECT_EQ(Make(o, &arena)->BucketCount(), 777u);
 }
 
 TEST(Columnar, OptionsOutOfRangeAreRefusedWithTheirRange) {
@@ -309,6 +314,141 @@ TEST(Columnar, DestroyingARepDuringItsFinalMergeLeavesNothingRunning) {
   rep.reset();
   arena.reset();
   concurrency::BackgroundPool::Shared().Drain();  // queued tasks run, and return at once
+}
+
+// In the RocksDB face a row lives in the node Allocate handed out, and the
+// index (Gets) and the sorted runs (iterators) both name that node: every
+// read returns the very row RocksDB wrote (rows are pinned), and a refused
+// duplicate is in neither.
+TEST(Columnar, GetsAndIteratorsReturnTheRowAllocateHandedOut) {
+  memory::Arena arena;
+  RepContext context;
+  context.allocator = &arena;
+  context.rows = true;
+  std::unique_ptr<Rep> rep;
+  ASSERT_TRUE(ColumnarRep::Make(ColumnarOptions{}, context, &rep).ok());
+  std::map<std::string, const char*> rows;  // user key -> its row
+  const auto put = [&](const std::string& key, SequenceNumber seq) {
+    const EntryView e = EntryView::Of(key, seq, ValueType::kValue, "value of " + key);
+    KeyHandle handle;
+    char* row;
+    EXPECT_TRUE(rep->Allocate(RowSize(e.user_key.size(), e.value.size()), &handle, &row).ok());
+    EncodeRow(row, e);
+    const bool stored = rep->InsertConcurrently(handle);
+    if (stored) rows[key] = row;
+    return stored;
+  };
+  for (int i = 0; i < 100; ++i) ASSERT_TRUE(put(NumberKey(i), 10));
+  // The same key at the same sequence from the same thread: RocksDB's kind of
+  // duplicate, refused (and retried by RocksDB at a new sequence).
+  EXPECT_FALSE(put(NumberKey(99), 10));
+  EXPECT_EQ(rep->NumEntries(), 100u);
+  for (const auto& [key, row] : rows) {
+    const char* found = nullptr;
+    rep->GetRows(testing::InternalKey(key, kMaxSequenceNumber), &found,
+                 [](void* arg, const char* r) {
+                   *static_cast<const char**>(arg) = r;
+                   return false;
+                 });
+    EXPECT_EQ(found, row) << key;
+  }
+  auto it = rep->NewIterator();
+  size_t n = 0;
+  for (it->SeekToFirst(); it->Valid(); it->Next(), ++n) {
+    const EntryView e = it->entry();
+    EXPECT_EQ(it->row(), rows.at(std::string(e.user_key)));
+  }
+  EXPECT_EQ(n, 100u);
+}
+
+// A batch stops at its first refused record: the records before it are
+// stored (queued for the index, and pushed on the write list together),
+// and both Gets and iterators see exactly them.
+TEST(Columnar, ABatchStopsAtADuplicateAndKeepsTheRecordsBeforeIt) {
+  memory::Arena arena;
+  auto rep = Make(ColumnarOptions{}, &arena);
+  const std::vector<EntryView> batch = {
+      EntryView::Of("a", 5, ValueType::kValue, "1"), EntryView::Of("b", 5, ValueType::kValue, "2"),
+      EntryView::Of("a", 5, ValueType::kValue, "3"), EntryView::Of("c", 5, ValueType::kValue, "4")};
+  EXPECT_FALSE(rep->AddBatch(batch, /*concurrent=*/false).ok());
+  EXPECT_EQ(rep->NumEntries(), 2u);
+  EXPECT_EQ(Scan(*rep), (std::vector<std::string>{"a@5", "b@5"}));
+  EXPECT_EQ(Versions(*rep, "a", kMaxSequenceNumber), std::vector<SequenceNumber>{5});
+  EXPECT_EQ(Versions(*rep, "b", kMaxSequenceNumber), std::vector<SequenceNumber>{5});
+  EXPECT_TRUE(Versions(*rep, "c", kMaxSequenceNumber).empty());
+}
+
+// Overflow buckets are carved from the row region (the Allocator sees only
+// its chunks), and once frozen the memory charged stays as it is while the
+// strand sorts everything into one run.
+TEST(Columnar, OverflowBucketsComeFromTheRowRegionAndMemoryStopsAtFreeze) {
+  memory::Arena arena;
+  ColumnarOptions o;
+  o.bucket_count = 4;
+  auto rep = Make(o, &arena);
+  constexpr int kKeys = 20000;
+  for (int i = 0; i < kKeys; ++i) {
+    ASSERT_TRUE(rep->Add(EntryView::Of(NumberKey(i), 1, ValueType::kValue, ""), false).ok());
+  }
+  // Four chains of about kKeys / 4 keys, ColumnIndex::kSlots a bucket.
+  EXPECT_GE(rep->OverflowBuckets(), uint64_t{kKeys} / ColumnIndex::kSlots - 4);
+  EXPECT_GE(rep->NodeBytes(), rep->OverflowBuckets() * sizeof(ColumnIndex::Bucket));
+  rep->Freeze();
+  const size_t at_freeze = rep->MemoryUsage();
+  ASSERT_TRUE(WaitFor([&] { return rep->NumRuns() == 1; }));
+  EXPECT_EQ(rep->MemoryUsage(), at_freeze);
+  for (int i = 0; i < kKeys; i += 97) {
+    ASSERT_EQ(Versions(*rep, NumberKey(i), kMaxSequenceNumber), std::vector<SequenceNumber>{1});
+  }
+  EXPECT_EQ(Scan(*rep).size(), size_t{kKeys});
+}
+
+// Writers that share two buckets race on every slot claim, on every
+// overflow link (a loser keeps its bucket for its next overflow) and on
+// version links, while readers look keys up meanwhile (some slots still
+// without their fingerprint): every version stays findable, newest first.
+TEST(Columnar, WritersRacingOnTwoBucketsLoseNoVersion) {
+  memory::Arena arena;
+  ColumnarOptions o;
+  o.bucket_count = 2;
+  o.shards = 4;
+  auto rep = Make(o, &arena);
+  constexpr int kWriters = 4, kKeys = 1500;
+  std::atomic<bool> stop{false};
+  std::atomic<int> errors{0};
+  std::vector<std::thread> threads;
+  for (int w = 0; w < kWriters; ++w) {
+    threads.emplace_back([&, w] {
+      // Every writer writes every key, at sequences of its own: versions of
+      // one key arrive from several threads at once.
+      for (int i = 0; i < kKeys; ++i) {
+        const SequenceNumber seq = 1 + SequenceNumber(i) * kWriters + w;
+        if (!rep->Add(EntryView::Of(NumberKey(i), seq, ValueType::kValue, "v"), true).ok()) {
+          ++errors;
+        }
+      }
+    });
+  }
+  threads.emplace_back([&] {
+    std::mt19937_64 rng(3);
+    while (!stop.load(std::memory_order_relaxed)) {
+      const std::vector<SequenceNumber> seen =
+          Versions(*rep, NumberKey(rng() % kKeys), kMaxSequenceNumber);
+      if (!std::is_sorted(seen.begin(), seen.end(), std::greater<>())) ++errors;
+    }
+  });
+  for (int w = 0; w < kWriters; ++w) threads[w].join();
+  stop = true;
+  threads.back().join();
+  EXPECT_EQ(errors.load(), 0);
+  EXPECT_GT(rep->OverflowBuckets(), 0u);
+  for (int i = 0; i < kKeys; ++i) {
+    std::vector<SequenceNumber> expected;
+    for (int w = kWriters - 1; w >= 0; --w)
+      expected.push_back(1 + SequenceNumber(i) * kWriters + w);
+    ASSERT_EQ(Versions(*rep, NumberKey(i), kMaxSequenceNumber), expected) << i;
+  }
+  EXPECT_EQ(Scan(*rep).size(), size_t{kWriters} * kKeys);
 }
 
 }  // namespace

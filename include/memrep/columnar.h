@@ -1,12 +1,10 @@
 // The columnar rep (memrep.Columnar): a write-optimised memtable. Each writer
-// thread appends to its own block of fixed-width columns (key pointer,
-// lengths, sequence and type, key prefix, version link) with the key and
-// value bytes in its own byte chunks, so writers share no cache line; a
-// concurrent open-addressing index with fingerprints maps every user key to
-// its newest version (a writer links its entries into it a few inserts late,
-// and reads also look at those few); full blocks are sealed in O(1) and
-// radix-sorted into sorted blocks in the background, which are merged to a
-// bounded count.
+// thread appends its entries as rows to its own chunk, so writers share no
+// cache line; a concurrent open-addressing index with fingerprints maps
+// every user key to its newest version (a writer links its entries into it a
+// few inserts late, and reads also look at those few); ordered reads come
+// from the sorted runs the sorted hash and vector reps use, sorted and merged
+// in the background.
 // Design and costs: docs/columnar.md; every option is listed there, from the
 // option table.
 //
@@ -26,23 +24,22 @@ namespace memrep {
 struct MEMREP_EXPORT ColumnarOptions {
   static constexpr const char* kName = "memrep.Columnar";
 
-  // Writer regions: each holds one active block and one byte chunk, and a
-  // writer thread appends to the region of its thread slot (the next free one
-  // if another thread is in it). Unused regions cost 192 bytes.
+  // Writer regions: each holds the queue of entries a writer links into the
+  // index a few inserts late; a writer thread uses the region of its thread
+  // slot (the next free one if another thread is in it). A region costs 192
+  // bytes.
   uint32_t shards = 16;
 
-  // Entries per block, rounded down to a power of two. 0 (auto): from
-  // write_buffer_size, the fewest entries whose columns are more than a
-  // quarter of the arena block RocksDB would use (min(1 MiB,
-  // write_buffer_size / 8)), so that the arena gives each block of columns
-  // an allocation of its own instead of carving it (256..8192 entries).
+  // Entries a writer thread adds between requests to sort them in the
+  // background (the sorted runs' background cut; once, the entries of a
+  // block of columns). 0 (auto): 4096.
   uint32_t block_size = 0;
 
-  // Index buckets (64 bytes: seven slots and an overflow link), rounded up to
-  // a power of two. 0 (auto): one per kWriteBufferBytesPerBucket bytes of
-  // memtable, at least kMinAutoBuckets.
+  // Index buckets (64 bytes: twelve slots and an overflow link). 0 (auto):
+  // one per kWriteBufferBytesPerBucket bytes of memtable, at least
+  // kMinAutoBuckets (about nine keys a bucket at 140 bytes an entry).
   uint64_t bucket_count = 0;
-  static constexpr uint64_t kWriteBufferBytesPerBucket = 1024;
+  static constexpr uint64_t kWriteBufferBytesPerBucket = 1280;
   static constexpr uint64_t kMinAutoBuckets = 64;
 
   // The memtable size this rep is sized for, in bytes. 0 (auto): the size
@@ -50,7 +47,7 @@ struct MEMREP_EXPORT ColumnarOptions {
   // MemTableOptions::write_buffer_size), else 64 MiB.
   uint64_t write_buffer_size = 0;
 
-  // Sorted blocks kept at most while writes continue; more are merged, so a
+  // Sorted runs kept at most while writes continue; more are merged, so a
   // seek searches at most this many plus the entries not yet sorted.
   uint32_t max_sorted_blocks = 8;
 

@@ -5,7 +5,7 @@
 //   - the standalone face (memrep::MemTable) speaks *entry views*: it adds
 //     views and batches of them, and reads views back from Get and iterators.
 //     A rep stores entries in whatever form suits it (a trie its shared key
-//     prefixes, a columnar rep its columns);
+//     prefixes);
 //   - the RocksDB face (libmemrep_rocksdb) speaks *rows* (entry.h): RocksDB
 //     writes each row into memory the rep's Allocate handed out, and reads
 //     rows back by pointer for the memtable's whole life.

@@ -2,17 +2,13 @@
 
 #include <algorithm>
 #include <bit>
-#include <cstring>
 #include <new>
-#include <random>
-#include <unordered_set>
 
-#include "columnar/columnar_iterator.h"
 #include "concurrency/background_pool.h"
 #include "format/coding.h"
-#include "memory/populate.h"
 #include "rep/batch_duplicates.h"
 #include "rep/batch_status.h"
+#include "runs/run_iterator.h"
 #include "runs/run_options.h"
 #include "util/hash64.h"
 
@@ -20,47 +16,17 @@ namespace memrep::columnar {
 
 namespace {
 
-// Ages (pushes since its own) at which a queued entry's insert has the
-// metadata, then the key, of the version it meets in its bucket loaded;
-// done once this many of the region's last 16 links met a version.
-constexpr uint32_t kVersionMetaAge = LinkQueue::kDepth / 2;
-constexpr uint32_t kVersionKeyAge = LinkQueue::kDepth - 2;
+// Ages (pushes since its own) at which a queued entry's insert has the node
+// of the version it meets in its bucket loaded; done once this many of the
+// region's last 16 links met a version.
+constexpr uint32_t kVersionAge = LinkQueue::kDepth / 2;
 constexpr int kVersionsMetToPrefetch = 4;
 
-// Blocks a table maps at most (8 bytes each, touched as used): with the
-// smallest blocks this still names 64M entries.
-constexpr uint32_t kMaxTableBlocks = uint32_t{1} << 22;
-
-// An arena (RocksDB's, memrep's) hands an allocation of more than a quarter
-// of its block size a block of its own, of exactly that size, and carves
-// smaller ones from shared blocks, wasting what is left of a block that the
-// next one does not fit. RocksDB sizes its arena blocks min(1 MiB,
-// write_buffer_size / 8): the rep's big allocations (blocks of columns, byte
-// chunks) are made larger than a quarter of that, so none is carved.
-uint64_t OwnBlockBytes(uint64_t write_buffer_size) {
-  return std::min<uint64_t>(uint64_t{1} << 20, write_buffer_size / 8) / 4 + 64;
-}
-
-// The byte chunk a writer region takes from the Allocator at a time.
-size_t ChunkBytesFor(uint64_t write_buffer_size) {
-  return std::max<uint64_t>(std::clamp<uint64_t>(write_buffer_size / 64, 4096, 256 * 1024),
-                            OwnBlockBytes(write_buffer_size));
-}
+// The handle Allocate hands out: the node's reference (never 0), not a
+// pointer, which could not be turned back into a reference.
+RowRef RefOf(KeyHandle handle) { return static_cast<RowRef>(reinterpret_cast<uintptr_t>(handle)); }
 
 }  // namespace
-
-uint32_t EffectiveBlockSize(const ColumnarOptions& options, uint64_t write_buffer_size) {
-  using O = ColumnarOptions;
-  // Auto: the smallest power of two whose columns make an allocation of its
-  // own (OwnBlockBytes), at least 256 entries.
-  const uint64_t wanted =
-      options.block_size != 0
-          ? options.block_size
-          : std::bit_ceil(std::max<uint64_t>(
-                256, OwnBlockBytes(write_buffer_size) / (sizeof(uint64_t) + sizeof(Meta)) + 1));
-  return std::bit_floor(
-      static_cast<uint32_t>(std::clamp<uint64_t>(wanted, O::kMinBlockSize, O::kMaxBlockSize)));
-}
 
 uint64_t EffectiveBucketCount(const ColumnarOptions& options, uint64_t write_buffer_size) {
   using O = ColumnarOptions;
@@ -68,104 +34,68 @@ uint64_t EffectiveBucketCount(const ColumnarOptions& options, uint64_t write_buf
       options.bucket_count != 0
           ? options.bucket_count
           : std::max(write_buffer_size / O::kWriteBufferBytesPerBucket, O::kMinAutoBuckets);
-  return std::bit_ceil(std::min(wanted, O::kMaxBucketCount));
+  return std::min(wanted, O::kMaxBucketCount);
+}
+
+runs::RunIndexOptions RunOptionsOf(const ColumnarOptions& options) {
+  // Fenced runs only, as the vector rep's: runs that keep every prefix while
+  // small (kAuto, the sorted hash rep's choice) charge 12 bytes an entry
+  // instead of about 6 while a memtable of up to a few hundred thousand
+  // entries fills, and a flushed 16 MiB memtable then held 0.94x the skip
+  // list's entries (0.99x fenced). The shared tail keeps its prefixes
+  // either way.
+  runs::RunIndexOptions run_options;
+  run_options.run_layout = runs::SortedRun::Layout::kFenced;
+  // block_size: the entries a writer adds between background sorts, which
+  // is what a block of that many entries was.
+  if (options.block_size != 0) run_options.background_cut = options.block_size;
+  run_options.max_runs = options.max_sorted_blocks;
+  return run_options;
 }
 
 ColumnarRep::ColumnarRep(const ColumnarOptions& options, const RepContext& context,
-                         uint64_t write_buffer_size)
+                         uint64_t write_buffer_size, uint64_t region_bytes)
     : order_(context.comparator),
-      allocator_(context.allocator),
-      rows_(context.rows),
-      table_(std::countr_zero(EffectiveBlockSize(options, write_buffer_size))),
-      index_(EffectiveBucketCount(options, write_buffer_size), &table_, context.allocator),
-      regions_(options.shards, context.allocator, ChunkBytesFor(write_buffer_size)),
       owner_(rep::BatchDuplicates::NewOwner()),
-      sets_(std::make_shared<BlockSets>(table_, order_, options.max_sorted_blocks,
-                                        context.background != nullptr
-                                            ? *context.background
-                                            : concurrency::BackgroundPool::Shared())) {}
+      region_(context.allocator, RowRegion::ChunkBytesFor(write_buffer_size), sizeof(Node),
+              region_bytes, kNodeUnitBytes),
+      index_(EffectiveBucketCount(options, write_buffer_size), &region_),
+      regions_(options.shards),
+      runs_(std::make_shared<runs::RunIndex>(RunOptionsOf(options), order_, region_,
+                                             context.background != nullptr
+                                                 ? *context.background
+                                                 : concurrency::BackgroundPool::Shared())) {}
 
 Status ColumnarRep::Make(const ColumnarOptions& options, const RepContext& context,
-                         std::unique_ptr<Rep>* out) {
+                         std::unique_ptr<Rep>* out, uint64_t region_bytes) {
   std::unique_ptr<ColumnarRep> rep;
   try {
-    rep.reset(new ColumnarRep(options, context, runs::WriteBufferSizeFor(options, context)));
+    rep.reset(new ColumnarRep(options, context, runs::WriteBufferSizeFor(options, context),
+                              region_bytes));
   } catch (const std::bad_alloc&) {
     return Status::OutOfMemory("could not allocate a columnar rep");
   }
-  Status s = rep->table_.Init(std::min(rep->table_.max_blocks(), kMaxTableBlocks));
+  Status s = rep->region_.Init();
   if (s.ok()) s = rep->index_.Init();
   if (!s.ok()) return s;
   *out = std::move(rep);
   return Status::OK();
 }
 
-ColumnarRep::~ColumnarRep() { sets_->Close(); }
+ColumnarRep::~ColumnarRep() { runs_->Close(); }
 
 Status ColumnarRep::NoOverflowBucket() {
   return Status::OutOfMemory(
       "could not allocate an overflow bucket of the columnar index; switch memtables");
 }
 
-Status ColumnarRep::TableFull() const {
-  return Status::Full("the columnar rep has used all " +
-                      std::to_string(table_.mapped_blocks() - 1) +
-                      " of its blocks; switch memtables (or use a larger block_size)");
-}
-
-Status ColumnarRep::Reserve(WriterRegion& region, EntryRef* ref, Block** out) {
-  Block* block = region.block;
-  if (block == nullptr || block->reserved.load(std::memory_order_relaxed) == block->capacity) {
-    // relaxed: a counter; the block table and the sets publish blocks. A
-    // refused number stays taken (the table is full for good).
-    if (next_block_.load(std::memory_order_relaxed) >= table_.mapped_blocks()) return TableFull();
-    const uint32_t number = next_block_.fetch_add(1, std::memory_order_relaxed);
-    if (number >= table_.mapped_blocks()) return TableFull();
-    char* memory = allocator_->AllocateAligned(Block::BytesFor(table_.capacity()));
-    if (memory == nullptr) return Status::OutOfMemory("could not allocate a columnar block");
-    memory::PrefaultWholePages(memory, Block::BytesFor(table_.capacity()));
-    Block* fresh = Block::Create(memory, number, table_.capacity(), rows_);
-    table_.Set(number, fresh);
-    try {
-      sets_->AddBlock(fresh);
-    } catch (const std::bad_alloc&) {
-      return Status::OutOfMemory("could not record a new columnar block");
-    }
-    if (block != nullptr) {
-      // release: the strand that sees the flag sees `reserved` final.
-      block->sealed.store(true, std::memory_order_release);
-      sets_->Sealed();
-    }
-    region.block = block = fresh;
-  }
-  const uint32_t i = block->reserved.load(std::memory_order_relaxed);
-  block->meta[i].state.store(Meta::kPending, std::memory_order_relaxed);
-  // release: a reader that sees the count sees the entry's state initialised.
-  block->reserved.store(i + 1, std::memory_order_release);
-  *ref = table_.Ref(block->number, i);
-  *out = block;
-  return Status::OK();
-}
-
-void ColumnarRep::Fill(Block* block, uint32_t i, const char* key, uint32_t key_len, uint64_t tag,
-                       uint32_t value_len) {
-  Meta& meta = block->meta[i];
-  meta.key = key;
-  meta.key_len = key_len;
-  meta.value_len = value_len;
-  meta.tag = tag;
-  meta.older.store(0, std::memory_order_relaxed);  // published by the state's release
-  block->prefix[i] = order_.Prefix(std::string_view(key, key_len));
-}
-
-Status ColumnarRep::Admit(const Meta& meta) const {
+Status ColumnarRep::Admit(std::string_view user_key, uint64_t tag) const {
   using D = rep::BatchDuplicates;
-  switch (
-      D::Admit(owner_, order_, std::string_view(meta.key, meta.key_len), TagSequence(meta.tag))) {
+  switch (D::Admit(owner_, order_, user_key, TagSequence(tag))) {
     case D::Result::kNew:
       return Status::OK();
     case D::Result::kDuplicate:
-      return rep::DuplicateRecordStatus(TagSequence(meta.tag));
+      return rep::DuplicateRecordStatus(TagSequence(tag));
     case D::Result::kNoMemory:
       break;
   }
@@ -173,13 +103,14 @@ Status ColumnarRep::Admit(const Meta& meta) const {
 }
 
 bool ColumnarRep::LinkOldest(WriterRegion& region) {
-  switch (index_.Insert(order_, region.queue.oldest_ref(), region.queue.oldest_hash())) {
+  switch (
+      index_.Insert(order_, region.queue.oldest_ref(), region.queue.oldest_hash(), &region.stash)) {
     case ColumnIndex::Result::kNoMemory:
       return false;  // it stays queued, where reads still find it
     case ColumnIndex::Result::kDuplicate:
       // Another thread stored the same (user key, sequence), which the
       // caller must not do (kInBatch, contract point 4): the index keeps the
-      // version it has; this one stays in its block, for iterators.
+      // version it has; this one stays in the runs, for iterators.
     case ColumnIndex::Result::kLinked:
       region.versions_met >>= 1;
       break;
@@ -191,7 +122,7 @@ bool ColumnarRep::LinkOldest(WriterRegion& region) {
   return true;
 }
 
-void ColumnarRep::Enqueue(WriterRegion& region, EntryRef ref, uint64_t hash) {
+void ColumnarRep::Enqueue(WriterRegion& region, RowRef ref, uint64_t hash) {
   if (region.queue.empty()) {
     const uint32_t i = regions_.IndexOf(region);
     const uint64_t bit = uint64_t{1} << (i % 64);
@@ -204,67 +135,45 @@ void ColumnarRep::Enqueue(WriterRegion& region, EntryRef ref, uint64_t hash) {
   }
   region.queue.Push(ref, hash);
   // The link of an entry comes kDepth pushes after its own; meanwhile its
-  // bucket, then the metadata and the key of the version it may meet there,
-  // are loaded, one dependent step every few pushes.
+  // bucket, then the node of the version it may meet there, are loaded.
   index_.PrefetchForInsert(hash);
   // Only where links met versions lately (updates): elsewhere reading the
   // bucket early would only wait for it.
   if (std::popcount(region.versions_met) < kVersionsMetToPrefetch) return;
-  const uint32_t queued = region.queue.size();
-  if (queued > kVersionMetaAge)
-    index_.PrefetchVersion(region.queue.hash_at_age(kVersionMetaAge), 1);
-  if (queued > kVersionKeyAge) index_.PrefetchVersion(region.queue.hash_at_age(kVersionKeyAge), 2);
+  if (region.queue.size() > kVersionAge)
+    index_.PrefetchVersion(region.queue.hash_at_age(kVersionAge));
 }
 
 // ---- Rows ----
 
 Status ColumnarRep::Allocate(size_t len, KeyHandle* handle, char** row) {
-  WriterRegion& region = regions_.Claim();
-  WriterRegions::Lock lock(region);
-  // A 4-byte header in front of the row names the entry reserved for it.
-  char* memory = regions_.TakeBytes(region, sizeof(EntryRef) + len);
-  if (memory == nullptr) return Status::OutOfMemory("could not allocate a row");
-  EntryRef ref;
-  Block* block;
-  Status s = Reserve(region, &ref, &block);
+  RowRef ref;
+  Status s = region_.Allocate(len, &ref);
   if (!s.ok()) return s;
-  std::memcpy(memory, &ref, sizeof ref);
-  *handle = memory;
-  *row = memory + sizeof(EntryRef);
+  Node* node = new (region_.At(ref)) Node();
+  *row = node->row();
+  *handle = reinterpret_cast<KeyHandle>(static_cast<uintptr_t>(ref));
   return Status::OK();
 }
 
-bool ColumnarRep::InsertRow(KeyHandle handle) {
-  const char* memory = static_cast<const char*>(handle);
-  EntryRef ref;
-  std::memcpy(&ref, memory, sizeof ref);
-  const char* row = memory + sizeof(EntryRef);
-  uint32_t internal_key_len;
-  const char* key = format::DecodeVarint32(row, &internal_key_len);
-  const uint32_t key_len = internal_key_len - 8;
-  uint32_t value_len;
-  format::DecodeVarint32(key + internal_key_len, &value_len);
-  Block* block = table_.BlockOf(ref);
-  const uint32_t i = table_.IndexOf(ref);
-  Fill(block, i, key, key_len, format::DecodeFixed64(key + key_len), value_len);
-  const uint64_t hash = util::Hash(std::string_view(key, key_len));
+bool ColumnarRep::InsertRow(KeyHandle handle, bool exclusive) {
+  const RowRef ref = RefOf(handle);
+  uint64_t tag;
+  const std::string_view user_key = NodeOf(ref)->user_key(&tag);
   // A refused row (a duplicate; or no memory, which RocksDB also retries at
-  // a new sequence) stays in its block as refused.
-  bool stored = false;
-  if (Admit(block->meta[i]).ok()) {
+  // a new sequence) stays unused in the region.
+  if (!Admit(user_key, tag).ok()) return false;
+  {
     WriterRegion& region = regions_.Claim();
     WriterRegions::Lock lock(region);
-    if (MakeRoom(region)) {
-      // Not exclusive: the block is the region Allocate used, not this one.
-      Finish(region, Staged{block, ref, hash}, /*exclusive=*/false);
-      stored = true;
-    }
+    if (!MakeRoom(region)) return false;
+    Enqueue(region, ref, util::Hash(user_key));
   }
-  if (!stored) block->Resolve(i, Meta::kRefused, /*exclusive=*/false);
-  return stored;
+  runs_->Push(ref, exclusive);
+  return true;
 }
 
-size_t ColumnarRep::QueuedVersions(std::string_view user_key, uint64_t hash, EntryRef* out) const {
+size_t ColumnarRep::QueuedVersions(std::string_view user_key, uint64_t hash, RowRef* out) const {
   const uint64_t fp = hash & LinkQueue::kFingerprintMask;
   size_t n = 0;
   for (uint32_t w = 0; w < kQueuedWords && w * 64 < regions_.size(); ++w) {
@@ -272,14 +181,13 @@ size_t ColumnarRep::QueuedVersions(std::string_view user_key, uint64_t hash, Ent
     for (uint64_t bits = queued_[w].load(std::memory_order_relaxed); bits != 0; bits &= bits - 1) {
       regions_[w * 64 + std::countr_zero(bits)].queue.ForEach([&](uint64_t v) {
         if ((v & LinkQueue::kFingerprintMask) != fp) return;
-        const auto ref = static_cast<EntryRef>(v);
-        const Meta& m = table_.MetaOf(ref);
-        if (order_.CompareUserKeys(std::string_view(m.key, m.key_len), user_key) != 0) return;
+        const auto ref = static_cast<RowRef>(v);
+        uint64_t tag;
+        if (order_.CompareUserKeys(NodeOf(ref)->user_key(&tag), user_key) != 0) return;
         // Newest first (insertion: a key rarely has more than one here).
+        const SequenceNumber seq = TagSequence(tag);
         size_t j = n++;
-        for (; j > 0 && TagSequence(table_.MetaOf(out[j - 1]).tag) < TagSequence(m.tag); --j) {
-          out[j] = out[j - 1];
-        }
+        for (; j > 0 && NodeOf(out[j - 1])->sequence() < seq; --j) out[j] = out[j - 1];
         out[j] = ref;
       });
     }
@@ -292,18 +200,18 @@ void ColumnarRep::ForVersions(std::string_view internal_key, uint64_t hash, Fn&&
   const std::string_view user = internal_key.substr(0, internal_key.size() - 8);
   const uint64_t seq =
       TagSequence(format::DecodeFixed64(internal_key.data() + internal_key.size() - 8));
-  const auto seq_of = [&](EntryRef ref) { return TagSequence(table_.MetaOf(ref).tag); };
+  const auto seq_of = [&](RowRef ref) { return NodeOf(ref)->sequence(); };
   // The queues are read before the index (link_queue.h): an entry that
   // leaves a queue meanwhile is then in the index.
-  EntryRef queued[ColumnarOptions::kMaxShards * LinkQueue::kDepth];
+  RowRef queued[ColumnarOptions::kMaxShards * LinkQueue::kDepth];
   const size_t n = QueuedVersions(user, hash, queued);
-  EntryRef chain = index_.Find(order_, user, hash);
+  RowRef chain = index_.Find(order_, user, hash);
   // Both lists are newest first: merge them (with no queued version, this
   // walks the chain); an entry linked after the queues were read is in
   // both, one after the other.
   size_t q = 0;
-  for (EntryRef last = 0;;) {
-    EntryRef next;
+  for (RowRef last = 0;;) {
+    RowRef next;
     if (q < n && (chain == 0 || seq_of(queued[q]) >= seq_of(chain))) {
       next = queued[q++];
     } else if (chain != 0) {
@@ -320,9 +228,8 @@ void ColumnarRep::ForVersions(std::string_view internal_key, uint64_t hash, Fn&&
 }
 
 void ColumnarRep::GetRows(std::string_view internal_key, void* arg, RowCallback callback) const {
-  ForVersions(
-      internal_key, util::Hash(internal_key.substr(0, internal_key.size() - 8)),
-      [&](EntryRef ref) { return callback(arg, table_.BlockOf(ref)->row(table_.IndexOf(ref))); });
+  ForVersions(internal_key, util::Hash(internal_key.substr(0, internal_key.size() - 8)),
+              [&](RowRef ref) { return callback(arg, NodeOf(ref)->row()); });
 }
 
 bool ColumnarRep::Contains(std::string_view internal_key) const {
@@ -330,92 +237,37 @@ bool ColumnarRep::Contains(std::string_view internal_key) const {
       TagSequence(format::DecodeFixed64(internal_key.data() + internal_key.size() - 8));
   bool found = false;
   ForVersions(internal_key, util::Hash(internal_key.substr(0, internal_key.size() - 8)),
-              [&](EntryRef ref) {
-                found = TagSequence(table_.MetaOf(ref).tag) == seq;
+              [&](RowRef ref) {
+                found = NodeOf(ref)->sequence() == seq;
                 return false;  // the first at or after the key decides
               });
   return found;
 }
 
-Status ColumnarRep::RandomSample(size_t target, uint64_t seed,
-                                 std::vector<const char*>* out) const {
-  if (!rows_) return Status::NotSupported("RandomSample serves rows; this rep has none");
-  try {
-    const uint32_t blocks = UsedBlocks();
-    const auto each_ready = [&](auto&& fn) {
-      for (uint32_t number = 1; number < blocks; ++number) {
-        const Block* block = table_.Get(number);
-        if (block == nullptr) continue;
-        const uint32_t reserved = block->reserved.load(std::memory_order_acquire);
-        for (uint32_t i = 0; i < reserved; ++i) {
-          if (block->ready(i)) fn(block, i);
-        }
-      }
-    };
-    const uint64_t n = NumEntries();
-    if (target >= n) {
-      each_ready([&](const Block* block, uint32_t i) { out->push_back(block->row(i)); });
-      return Status::OK();
-    }
-    // Distinct entries drawn at random: a block, then an index in it.
-    std::mt19937_64 rng(seed);
-    std::unordered_set<EntryRef> chosen;
-    for (uint64_t attempt = 0; chosen.size() < target && attempt < 64 * target + 1024; ++attempt) {
-      const uint32_t number = 1 + uint32_t(rng() % std::max<uint32_t>(1, blocks - 1));
-      const Block* block = number < blocks ? table_.Get(number) : nullptr;
-      if (block == nullptr) continue;
-      const uint32_t reserved = block->reserved.load(std::memory_order_acquire);
-      if (reserved == 0) continue;
-      const uint32_t i = uint32_t(rng() % reserved);
-      if (block->ready(i) && chosen.insert(table_.Ref(number, i)).second) {
-        out->push_back(block->row(i));
-      }
-    }
-    // Unlucky draws: complete the sample with entries not yet chosen.
-    each_ready([&](const Block* block, uint32_t i) {
-      if (chosen.size() < target && chosen.insert(table_.Ref(block->number, i)).second) {
-        out->push_back(block->row(i));
-      }
-    });
-    return Status::OK();
-  } catch (const std::bad_alloc&) {
-    return Status::OutOfMemory("could not allocate a random sample");
-  }
-}
-
 // ---- Views ----
 
-Status ColumnarRep::Stage(WriterRegion& region, const EntryView& e, bool admit, Staged* out) {
-  out->hash = util::Hash(e.user_key);
-  char* bytes = regions_.TakeBytes(region, e.user_key.size() + e.value.size());
-  if (bytes == nullptr) return Status::OutOfMemory("could not allocate an entry's bytes");
-  if (!e.user_key.empty()) std::memcpy(bytes, e.user_key.data(), e.user_key.size());
-  if (!e.value.empty()) std::memcpy(bytes + e.user_key.size(), e.value.data(), e.value.size());
-  Status s = Reserve(region, &out->ref, &out->block);
-  if (!s.ok()) return s;
-  const uint32_t i = table_.IndexOf(out->ref);
-  Fill(out->block, i, bytes, uint32_t(e.user_key.size()), e.tag, uint32_t(e.value.size()));
-  if (!admit) return Status::OK();
-  s = Admit(out->block->meta[i]);
-  if (!s.ok()) out->block->Resolve(i, Meta::kRefused, /*exclusive=*/true);
-  return s;
-}
-
-void ColumnarRep::Finish(WriterRegion& region, const Staged& staged, bool exclusive) {
-  staged.block->Resolve(table_.IndexOf(staged.ref), Meta::kReady, exclusive);
-  regions_.CountEntry(&region);
-  Enqueue(region, staged.ref, staged.hash);
-}
-
-Status ColumnarRep::Add(const EntryView& entry, bool /*concurrent*/) {
-  WriterRegion& region = regions_.Claim();
-  WriterRegions::Lock lock(region);
-  // Room first: the link's atomic then waits for no store of this entry.
-  if (!MakeRoom(region)) return NoOverflowBucket();
-  Staged staged;
-  Status s = Stage(region, entry, /*admit=*/true, &staged);
-  if (s.ok()) Finish(region, staged);
-  return s;
+Status ColumnarRep::Add(const EntryView& entry, bool concurrent) {
+  RowRef ref;
+  {
+    WriterRegion& region = regions_.Claim();
+    WriterRegions::Lock lock(region);
+    // Room first: the link's atomic then waits for no store of this entry.
+    if (!MakeRoom(region)) return NoOverflowBucket();
+    Status s = region_.Allocate(RowSize(entry.user_key.size(), entry.value.size()), &ref);
+    if (!s.ok()) return s;
+    Node* node = new (region_.At(ref)) Node();
+    EncodeRow(node->row(), entry);
+    // A refused entry's node stays unused in the region. The key admitted
+    // is the row's: BatchDuplicates keeps it while the batch goes on.
+    uint64_t tag;
+    const std::string_view user_key = node->user_key(&tag);
+    s = Admit(user_key, tag);
+    if (!s.ok()) return s;
+    Enqueue(region, ref, util::Hash(entry.user_key));
+  }
+  // The write list needs no writer region.
+  runs_->Push(ref, /*exclusive=*/!concurrent);
+  return Status::OK();
 }
 
 namespace {
@@ -434,45 +286,68 @@ bool NeedsAdmit(std::span<const EntryView> entries, size_t i) {
 
 }  // namespace
 
-Status ColumnarRep::AddBatch(std::span<const EntryView> entries, bool /*concurrent*/) {
+Status ColumnarRep::AddBatch(std::span<const EntryView> entries, bool concurrent) {
   // One region claim. Entries go in groups: first every entry of the group
-  // is written (streaming stores, its bucket prefetched), then each is
-  // published, which links an older one: the links' atomics come together,
-  // and only the first waits for the group's stores to drain.
+  // is written (its bucket prefetched), then each is queued, which links an
+  // older one: the links' atomics come together, and only the first waits
+  // for the group's stores to drain. The stored nodes are chained newest
+  // first and pushed on the write list once, at the end.
   constexpr size_t kGroup = 16;
-  WriterRegion& region = regions_.Claim();
-  WriterRegions::Lock lock(region);
   const size_t n = entries.size();
-  for (size_t start = 0; start < n; start += kGroup) {
-    const size_t m = std::min(kGroup, n - start);
-    Staged staged[kGroup];
-    size_t k = 0;
-    Status s;
-    for (; k < m; ++k) {
-      s = Stage(region, entries[start + k], NeedsAdmit(entries, start + k), &staged[k]);
-      if (!s.ok()) break;
-      index_.PrefetchForInsert(staged[k].hash);
-    }
-    for (size_t j = 0; j < k; ++j) {
-      if (!MakeRoom(region)) {
-        // Unpublished entries are refused, from this one on.
-        for (size_t r = j; r < k; ++r) {
-          staged[r].block->Resolve(table_.IndexOf(staged[r].ref), Meta::kRefused, true);
-        }
-        s = NoOverflowBucket();
-        k = j;
-        break;
+  RowRef first = 0, last = 0;  // the oldest and newest stored node
+  size_t stored = 0;
+  Status s;
+  {
+    WriterRegion& region = regions_.Claim();
+    WriterRegions::Lock lock(region);
+    for (size_t start = 0; start < n && s.ok(); start += kGroup) {
+      const size_t m = std::min(kGroup, n - start);
+      size_t sizes[kGroup];
+      RowRef refs[kGroup];
+      uint64_t hashes[kGroup];
+      for (size_t k = 0; k < m; ++k) {
+        const EntryView& e = entries[start + k];
+        sizes[k] = RowSize(e.user_key.size(), e.value.size());
       }
-      Finish(region, staged[j]);
+      size_t allocated = 0;
+      s = region_.AllocateMany(sizes, m, refs, &allocated);
+      // Written and checked in order; the first refused one ends the batch
+      // (its node and the rest stay unused).
+      size_t k = 0;
+      for (; k < allocated; ++k) {
+        const EntryView& e = entries[start + k];
+        Node* node = new (region_.At(refs[k])) Node();
+        EncodeRow(node->row(), e);
+        if (NeedsAdmit(entries, start + k)) {
+          uint64_t tag;
+          const std::string_view user_key = node->user_key(&tag);  // the row's: kept
+          const Status admitted = Admit(user_key, tag);
+          if (!admitted.ok()) {
+            s = admitted;
+            break;
+          }
+        }
+        hashes[k] = util::Hash(e.user_key);
+        index_.PrefetchForInsert(hashes[k]);
+      }
+      for (size_t j = 0; j < k; ++j) {
+        if (!MakeRoom(region)) {
+          s = NoOverflowBucket();  // unqueued entries are refused, from this one on
+          break;
+        }
+        Enqueue(region, refs[j], hashes[j]);
+        // Each node's write-list link names the one before it; PushChain
+        // links the first.
+        if (last != 0) NodeAt(region_, refs[j])->list_next = last;
+        if (first == 0) first = refs[j];
+        last = refs[j];
+        ++stored;
+      }
     }
-    if (!s.ok()) return n == 1 ? s : rep::BatchRecordStatus(start + k, s);
   }
-  return Status::OK();
-}
-
-void ColumnarRep::Get(std::string_view internal_key, void* arg, EntryCallback callback) const {
-  ForVersions(internal_key, util::Hash(internal_key.substr(0, internal_key.size() - 8)),
-              [&](EntryRef ref) { return callback(arg, table_.EntryOf(ref)); });
+  if (stored > 0) runs_->PushChain(last, first, stored, /*exclusive=*/!concurrent);
+  if (stored == n) return Status::OK();
+  return n == 1 ? s : rep::BatchRecordStatus(stored, s);
 }
 
 void ColumnarRep::MultiGet(std::span<const std::string_view> internal_keys, void* arg,
@@ -492,54 +367,24 @@ void ColumnarRep::MultiGet(std::span<const std::string_view> internal_keys, void
       index_.Prefetch(hashes[i % kAhead]);
     }
     ForVersions(internal_keys[i], hash,
-                [&](EntryRef ref) { return callback(arg, i, table_.EntryOf(ref)); });
+                [&](RowRef ref) { return callback(arg, i, DecodeRow(NodeOf(ref)->row())); });
   }
 }
 
 // ---- Both ----
 
 std::unique_ptr<RepIterator> ColumnarRep::NewIterator() const {
-  return std::make_unique<ColumnarIterator>(table_, order_, sets_);
+  return std::make_unique<runs::RunIterator>(runs_);
 }
-
-uint64_t ColumnarRep::NumEntries() const { return regions_.NumEntries(); }
 
 size_t ColumnarRep::MemoryUsage() const {
-  // Blocks, byte chunks and overflow buckets are the Allocator's (it counts
-  // them); the bucket array is charged in full, the block table as touched,
-  // and the sorted blocks in advance.
-  const uint64_t blocks = UsedBlocks();
-  return index_.bytes() + BlockTable::TouchedBytes(blocks) +
-         regions_.size() * sizeof(WriterRegion) + NumEntries() * kChargedSortBytesPerEntry;
-}
-
-bool ColumnarRep::NearlyFull() const { return UsedBlocks() > table_.mapped_blocks() / 4 * 3; }
-
-uint64_t ColumnarRep::ApproximateNumEntries(std::string_view start, std::string_view end) const {
-  try {
-    const std::shared_ptr<const BlockSets::Set> set = sets_->Current();
-    const Target lo = Target::Of(order_, start), hi = Target::Of(order_, end);
-    uint64_t n = 0;
-    for (const auto& sorted : set->sorted) {
-      const size_t a = sorted->Bound(table_, order_, lo, false);
-      const size_t b = sorted->Bound(table_, order_, hi, false);
-      if (b > a) n += b - a;
-    }
-    for (const Block* block : set->pending) {
-      const uint32_t reserved = block->reserved.load(std::memory_order_acquire);
-      for (uint32_t i = 0; i < reserved; ++i) {
-        if (!block->ready(i)) continue;
-        const EntryRef ref = table_.Ref(block->number, i);
-        if (CompareToTarget(table_, order_, ref, lo) >= 0 &&
-            CompareToTarget(table_, order_, ref, hi) < 0) {
-          ++n;
-        }
-      }
-    }
-    return n;
-  } catch (const std::bad_alloc&) {
-    return 0;
-  }
+  // Nodes and overflow buckets are the row region's chunks, taken from the
+  // Allocator, which counts them; the bucket array is charged in full from
+  // the start, the region's chunk table as it grows, the writer regions, and
+  // the runs as they are built, with what sorting after Freeze needs fixed
+  // at Freeze (RunIndex::ChargedBytes), so that the figure never grows
+  // after Freeze.
+  return index_.bytes() + region_.TableBytes() + regions_.bytes() + runs_->ChargedBytes();
 }
 
 }  // namespace memrep::columnar

@@ -3,17 +3,17 @@
 //
 // Linking an entry into the index costs a cache miss on its bucket (the
 // index covers every version, far more than the caches hold). A writer does
-// not wait for it: it stores the entry (visible to iterators at once),
-// prefetches the bucket and queues the entry; kDepth inserts later, when the
-// bucket has arrived, it links the oldest queued entry. A point read looks in
-// every queue that holds entries as well as in the index.
+// not wait for it: it stores the entry (its node in the row region, pushed
+// on the run index for iterators), prefetches the bucket and queues the entry; kDepth inserts
+// later, when the bucket has arrived, it links the oldest queued entry. A point read looks in every
+// queue that holds entries as well as in the index.
 //
 //   slots:  [ fp|ref ][ fp|ref ] ... kDepth ...     (ring, position % kDepth)
 //            ^ tail (oldest unlinked)      ^ head (next push)
 //
 // Thread safety: one writer at a time (the holder of the region) pushes and
 // pops; readers call ForEach concurrently, without a lock. Invariants:
-//  1. Positions [tail, head) hold entries that are stored (ready) but maybe
+//  1. Positions [tail, head) hold entries that are stored (complete) but maybe
 //     not linked; head - tail <= kDepth. The writer stores a slot (release)
 //     before the head (release) that covers it, and links an entry before
 //     the tail (release) that passes it.
@@ -31,7 +31,7 @@
 #include <atomic>
 #include <cstdint>
 
-#include "columnar/columns.h"
+#include "columnar/node.h"
 
 namespace memrep::columnar {
 
@@ -43,8 +43,8 @@ class LinkQueue {
   // ---- The writer (the region's holder) ----
   bool empty() const { return Head() == Tail(); }
   bool full() const { return Head() - Tail() == kDepth; }
-  // REQUIRES: !full(); the entry is stored and ready.
-  void Push(EntryRef ref, uint64_t hash) {
+  // REQUIRES: !full(); the node's row is complete.
+  void Push(RowRef ref, uint64_t hash) {
     const uint64_t head = Head();
     hashes_[head % kDepth] = hash;
     // release (both): invariant 1.
@@ -52,14 +52,14 @@ class LinkQueue {
     head_.store(head + 1, std::memory_order_release);
   }
   // REQUIRES: !empty().
-  EntryRef oldest_ref() const {
-    return static_cast<EntryRef>(slots_[Tail() % kDepth].load(std::memory_order_relaxed));
+  RowRef oldest_ref() const {
+    return static_cast<RowRef>(slots_[Tail() % kDepth].load(std::memory_order_relaxed));
   }
   uint64_t oldest_hash() const { return hashes_[Tail() % kDepth]; }
   // Entries queued now, and the hash of the one pushed `age` pushes ago.
   uint32_t size() const { return static_cast<uint32_t>(Head() - Tail()); }
   uint64_t hash_at_age(uint32_t age) const { return hashes_[(Head() - 1 - age) % kDepth]; }
-  // REQUIRES: the oldest entry is linked (or dropped, see ColumnarRep::Link).
+  // REQUIRES: the oldest entry is linked (or dropped, see ColumnarRep::LinkOldest).
   void Pop() { tail_.store(Tail() + 1, std::memory_order_release); }  // invariant 1
 
   // ---- Readers ----

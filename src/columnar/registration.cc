@@ -13,15 +13,15 @@ const registry::OptionTable& OptionTableOf() {
   static const registry::OptionTable table =
       registry::OptionTable::For<O>(O::kName)
           .Count("shards", &O::shards, 1, O::kMaxShards,
-                 "writer regions: each holds an active block and a byte chunk, and a writer "
-                 "thread appends to its own")
+                 "writer regions: each holds a queue of the newest entries a writer thread "
+                 "links into the index a few inserts late, and a writer uses its own")
           .Count("block_size", &O::block_size, O::kMinBlockSize, O::kMaxBlockSize,
-                 "entries per block (rounded down to a power of two); auto: the fewest whose "
-                 "columns an arena gives a block of its own (from write_buffer_size), 256..8192",
+                 "entries a writer thread adds between requests to sort them in the background "
+                 "(the sorted runs' background cut: what a block was); auto: 4096",
                  /*allows_auto=*/true)
           .Count("bucket_count", &O::bucket_count, 1, O::kMaxBucketCount,
-                 "index buckets of 64 bytes (seven slots each; rounded up to a power of two); "
-                 "auto: one per 1024 bytes of write_buffer_size",
+                 "index buckets of 64 bytes (twelve slots each); auto: one per 1280 bytes of "
+                 "write_buffer_size",
                  /*allows_auto=*/true)
           .Bytes("write_buffer_size", &O::write_buffer_size, O::kMinWriteBufferSize,
                  O::kMaxWriteBufferSize,
@@ -29,22 +29,27 @@ const registry::OptionTable& OptionTableOf() {
                  "expected to reach, else 64 MiB",
                  /*allows_auto=*/true)
           .Count("max_sorted_blocks", &O::max_sorted_blocks, 1, O::kMaxSortedBlocks,
-                 "sorted blocks kept at most while writes continue; more are merged");
+                 "sorted runs kept at most while writes continue; more are merged");
   return table;
 }
 
 namespace {
 
-using Typed = registry::TypedRegistration<ColumnarOptions, OptionTableOf, ColumnarRep::Make>;
+// With the default region (ColumnarRep::Make's last argument is for tests).
+Status Make(const ColumnarOptions& options, const RepContext& context, std::unique_ptr<Rep>* out) {
+  return ColumnarRep::Make(options, context, out);
+}
+
+using Typed = registry::TypedRegistration<ColumnarOptions, OptionTableOf, Make>;
 
 }  // namespace
 
 const registry::Registration& RepRegistration() {
   static const registry::Registration registration = Typed::Describe({
       .aliases = {"columnar"},
-      .summary = "write-optimised: each writer appends to its own block of columns, a "
-                 "fingerprinted hash index answers point reads, full blocks are radix-sorted "
-                 "in the background",
+      .summary = "write-optimised: each writer appends rows to its own chunk, a fingerprinted "
+                 "hash index (linked a few inserts late) answers point reads, and the sorted "
+                 "runs the sorted hash rep uses serve ordered reads",
       .traits = {.concurrent_insert = true,
                  .duplicates = RepTraits::Duplicates::kInBatch,
                  .comparators = RepTraits::Comparators::kBytewise,
@@ -54,8 +59,8 @@ const registry::Registration& RepRegistration() {
       .positional_option = "block_size",
       .conformance_options =
           {
-              // Tiny blocks and few sorted blocks: sealing, background sorts and
-              // merges every few inserts; one region that every writer shares.
+              // Background cuts every 16 inserts and few runs: background sorts
+              // and merges every few inserts; one region that every writer shares.
               "block_size=16;max_sorted_blocks=2;shards=1",
               // Many regions and few buckets: keys spill into overflow buckets
               // (tests/columnar_test.cc runs a single bucket with thousands of keys).

@@ -2,8 +2,8 @@
 // the process (cutting write lists into sorted runs, merging runs), instead of one thread per
 // memtable. A rep posts its work to its own Strand, so that its tasks run one at a time and in
 // order while the tasks of different reps run in parallel. ParallelFor lets one task split a big
-// job over whichever pool threads are idle (for the reps that need one: a vector rep's final sort,
-// a columnar rep's radix sort; the sorted hash rep's merges are pairwise and do not).
+// job over whichever pool threads are idle (for the reps that need one: a vector rep's final sort;
+// the sorted hash rep's merges are pairwise and do not).
 //
 //   Strand ──shared_ptr──► StrandQueue { mu, tasks, scheduled }
 //                            ▲      ▲

@@ -5,9 +5,9 @@
 //   Schedule(owner, delayed) ──(none queued?)──► strand: owner->BackgroundWork()
 //                                                 true: run again after `recheck`
 //
-// The sorted hash and vector reps' run index and the columnar rep's block
-// sets each keep one, so a rep's sorting and merging never races itself and
-// a destroyed rep's queued work finds it closed.
+// The run index of the sorted hash, vector and columnar reps keeps one, so
+// a rep's sorting and merging never races itself and a destroyed rep's
+// queued work finds it closed.
 //
 // Thread safety: Schedule from any thread (writers, readers, the run
 // itself); Close once, from the owner's destructor. Invariants:

@@ -1,7 +1,6 @@
 // Populating pages: making memory resident and writable in one call
 // (madvise MADV_POPULATE_WRITE, Linux 5.14) rather than one page fault per
-// page as it is first written. The columnar rep prefaults each new chunk and
-// block of columns, which it writes in full; VmRegion commits its stretches.
+// page as it is first written. VmRegion commits its stretches with it.
 #pragma once
 
 #include <sys/mman.h>
