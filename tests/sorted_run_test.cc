@@ -497,3 +497,31 @@ TEST(RunIndex, HelpingWritersKeepViewsCompleteAndBounded) {
 
 }  // namespace
 }  // namespace memrep::runs
+
+namespace memrep::runs {
+namespace {
+
+// A point read's view is the thread's last one while nothing changed, and a
+// new one as soon as a row arrives or the runs change: every read sees
+// every row pushed before it, whether the strand, a reader or nobody cut.
+TEST(RunIndex, AReadViewShowsEveryRowPushedBeforeTheRead) {
+  HelpFixture f;
+  RunIndexOptions options;
+  options.background_cut = 64;
+  options.seal_threshold = 100;
+  auto index = std::make_shared<RunIndex>(options, f.order, f.region, f.pool);
+  for (SequenceNumber seq = 1; seq <= 1000; ++seq) {
+    index->Push(f.Row(seq % 313, seq));
+    for (int again = 0; again < 2; ++again) {  // the second read reuses the view
+      uint64_t seen = 0;
+      index->WithReadView(
+          [&](const RunIndex::View& view) { seen = HelpFixture::CountView(f.order, view); });
+      ASSERT_EQ(seen, seq) << "read " << again << " after row " << seq;
+    }
+  }
+  index->Close();
+  f.pool.Drain();
+}
+
+}  // namespace
+}  // namespace memrep::runs

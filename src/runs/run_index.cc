@@ -315,6 +315,15 @@ bool RunIndex::WritersBusy() {
   return writers >= cores;
 }
 
+void RunIndex::DropStaleViews() {
+  readers_.ForEach([&](ReaderSlot& slot) {
+    // acquire/release: as in WithReadView, whose owner this briefly is.
+    if (slot.busy.exchange(true, std::memory_order_acquire)) return;
+    if (slot.view.set != nullptr && !Current(slot.view)) slot.view = View{};
+    slot.busy.store(false, std::memory_order_release);
+  });
+}
+
 bool RunIndex::CutAndMerge(bool idle, bool helping) {
   // Writers holding every core: no cut (readers sort what they need, and
   // writers help them: Help), and merges only to keep the runs readers
@@ -356,6 +365,9 @@ bool RunIndex::CutAndMerge(bool idle, bool helping) {
     NoteSet();
     set = runs_.Current();
   }
+  // The runs a merge replaced stay alive while a reader slot holds a view of
+  // them: let them go (a writer's help leaves this to the strand).
+  if (!helping) DropStaleViews();
   return set->runs.size() > 1 || left > 0 || set->entries != Count();
 }
 

@@ -52,6 +52,7 @@
 
 #include "concurrency/background_pool.h"
 #include "concurrency/mutex.h"
+#include "concurrency/per_thread.h"
 #include "concurrency/quiet_detector.h"
 #include "concurrency/serial_task.h"
 #include "format/key_order.h"
@@ -139,6 +140,39 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   // Whether `view` still shows every row and the current runs.
   bool Current(const View& view) const {
     return runs_.Version() == view.set->version && write_list_.LoadHeads() == view.heads();
+  }
+
+  // Calls fn(view) with a view of every row pushed so far, for one point
+  // read. The calling thread's last view is reused while it is current
+  // (Current: a version and the write list's heads, loaded, not written), so
+  // that reads of an index that is not changing take no lock, write no
+  // cache line other readers read, count no reference and allocate nothing:
+  // what Snapshot does for every call would make all readers on many cores
+  // queue on the same mutexes and reference counts. Threads that share a
+  // slot (ReaderSlots), or a call made from inside fn, take a Snapshot of
+  // their own instead. The view is valid during fn only. May throw
+  // std::bad_alloc (callers at a public boundary catch it).
+  template <typename Fn>
+  void WithReadView(Fn&& fn) {
+    ReaderSlot& slot = readers_.Mine();
+    // acquire: the view a thread that shared this slot left in it is
+    // complete (pairs with the release below).
+    if (slot.busy.exchange(true, std::memory_order_acquire)) {
+      const View view = Snapshot();
+      fn(view);
+      return;
+    }
+    struct Release {
+      ReaderSlot& slot;
+      ~Release() { slot.busy.store(false, std::memory_order_release); }
+    } release{slot};
+    if (slot.view.set != nullptr && Current(slot.view)) {
+      NoteReader();
+    } else {
+      slot.view = View{};  // let the old runs go before sorting
+      slot.view = Snapshot();
+    }
+    fn(static_cast<const View&>(slot.view));
   }
 
   // Read-only from now on: the strand sorts everything into one run.
@@ -274,6 +308,18 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   const format::KeyOrder& order_;
   const RowRegion& region_;
   WriteList write_list_;
+  // Each reader thread's last view (WithReadView). `busy` is the slot's
+  // owner flag: a thread that finds it set reads without the slot. A view
+  // left in a slot keeps its runs alive after a merge replaced them: the
+  // strand drops stale ones after each step (DropStaleViews).
+  struct ReaderSlot {
+    std::atomic<bool> busy{false};
+    View view;
+  };
+  concurrency::PerThread<ReaderSlot, 32> readers_;
+  // Clears the views in reader slots that are no longer current (slots in
+  // use are skipped: their reader is reading a view it may keep).
+  void DropStaleViews();
   RunSetHolder runs_;
   const MemoryCounter run_memory_ = std::make_shared<std::atomic<int64_t>>(0);
   std::atomic<bool> frozen_{false};

@@ -163,25 +163,20 @@ Status VectorRep::Admit(const char* row, SequenceNumber sequence) const {
 }
 
 void VectorRep::GetRows(std::string_view internal_key, void* arg, RowCallback callback) const {
-  runs::RunIndex::View view;
   try {
-    view = runs_->Snapshot();
+    runs_->WithReadView([&](const runs::RunIndex::View& view) {
+      runs::MergingCursor cursor(order_);
+      for (const auto& run : view.set->runs) cursor.AddSource(run.get());
+      for (const auto& level : view.tail.levels) cursor.AddSource(level.get());
+      for (cursor.Seek(internal_key); cursor.Valid(); cursor.Next()) {
+        if (!callback(arg, cursor.row())) return;
+      }
+    });
   } catch (const std::bad_alloc&) {
     // A read must not fail for memory (a Get has no status to say so in
-    // RocksDB): search without any.
+    // RocksDB): search without any. (Nothing was handed out: what throws is
+    // the view and the cursor, made before the first row.)
     runs_->GetRowsWithoutMemory(internal_key, arg, callback);
-    return;
-  }
-  runs::MergingCursor cursor(order_);
-  try {
-    for (const auto& run : view.set->runs) cursor.AddSource(run.get());
-    for (const auto& level : view.tail.levels) cursor.AddSource(level.get());
-  } catch (const std::bad_alloc&) {
-    runs_->GetRowsWithoutMemory(internal_key, arg, callback);
-    return;
-  }
-  for (cursor.Seek(internal_key); cursor.Valid(); cursor.Next()) {
-    if (!callback(arg, cursor.row())) return;
   }
 }
 
