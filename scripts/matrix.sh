@@ -4,8 +4,8 @@
 # builds memrep_bench and the RocksDB plugin (release preset; build/peers too
 # when scripts/peers.sh has configured it, so that its skip_list_ndebug base
 # is current), and runs bench/matrix/matrix.py with the arguments given.
-# Usage: bash scripts/matrix.sh --quick            # about 10 min on 2 cores -> build/matrix/
-#        bash scripts/matrix.sh                    # the full matrix (hours; bench/README.md)
+# Usage: bash scripts/matrix.sh --quick            # about 2 min on 2 cores -> build/matrix/
+#        bash scripts/matrix.sh                    # the full matrix (about 11 hours; bench/README.md)
 #        bash scripts/matrix.sh --quick --compare-bench OLD/memrep_bench \
 #             --compare-plugin OLD/libmemrep_rocksdb.so   # two builds side by side
 #        bash scripts/matrix.sh --help             # every flag

@@ -53,6 +53,9 @@ class MatrixTest(unittest.TestCase):
         if ARGS.db_bench:
             argv += ["--db-bench", ARGS.db_bench, "--compare-plugin", ARGS.plugin]
         cls.proc = run(*argv)
+        if not os.path.isfile(os.path.join(cls.out, "matrix.json")):
+            raise AssertionError(f"matrix.py wrote no matrix.json (exit {cls.proc.returncode}):\n"
+                                 f"{cls.proc.stderr[-3000:]}")
         with open(os.path.join(cls.out, "matrix.json")) as f:
             cls.doc = json.load(f)
 
