@@ -45,6 +45,36 @@ if(MEMREP_PEER_ROCKSDB_SOURCE)
   target_compile_definitions(memrep_bench_lib PRIVATE MEMREP_PEER_SKIP_LIST_NDEBUG
     MEMREP_PEER_ROCKSDB_VERSION="${peer_version}")
   message(STATUS "memrep_bench peer skip_list_ndebug: RocksDB ${peer_version} from ${peer_src}")
+  # The same skip list as a plugin for Debian's db_bench, bench.SkipListNDebug
+  # (skip_list_ndebug_plugin.cc): libmemrep_skip_list_ndebug.so beside
+  # memrep_bench. Every symbol hidden, so that the preloaded copy never
+  # interposes on librocksdb's skip list.
+  add_library(memrep_skip_list_ndebug_plugin SHARED
+    ${peer_src}/memtable/skiplistrep.cc peers/skip_list_ndebug_plugin.cc)
+  set_target_properties(memrep_skip_list_ndebug_plugin PROPERTIES
+    OUTPUT_NAME memrep_skip_list_ndebug CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
+  target_include_directories(memrep_skip_list_ndebug_plugin BEFORE PRIVATE ${peer_src} ${peer_src}/include)
+  target_compile_definitions(memrep_skip_list_ndebug_plugin PRIVATE
+    NDEBUG ROCKSDB_PLATFORM_POSIX ROCKSDB_LIB_IO_POSIX
+    SkipListFactory=MemrepPeerSkipListFactory InlineSkipList=MemrepPeerInlineSkipList)
+  target_compile_options(memrep_skip_list_ndebug_plugin PRIVATE -w)
+  target_link_libraries(memrep_skip_list_ndebug_plugin PRIVATE ${ROCKSDB_LIBRARY})
+  if(MEMREP_BUILD_TESTS)
+    # It loads into Debian's db_bench (when installed), and a fill reads
+    # back: 1000 random keys of 1000, 617 distinct with --seed=1, as Debian's
+    # skip_list finds (a rep that lost entries would find fewer).
+    find_program(MEMREP_DB_BENCH db_bench)
+    if(MEMREP_DB_BENCH)
+      add_test(NAME memrep_skip_list_ndebug_db_bench
+        COMMAND sh -c "d=$1/skip_list_ndebug_db && rm -rf $d && LD_PRELOAD=$2 \"$0\" \
+                --memtablerep=bench.SkipListNDebug --benchmarks=fillrandom,readrandom --num=1000 \
+                --seed=1 --disable_wal=1 --db=$d"
+                ${MEMREP_DB_BENCH} ${CMAKE_CURRENT_BINARY_DIR}
+                $<TARGET_FILE:memrep_skip_list_ndebug_plugin>)
+      set_tests_properties(memrep_skip_list_ndebug_db_bench PROPERTIES TIMEOUT 60
+        PASS_REGULAR_EXPRESSION "Memtablerep: bench.SkipListNDebug.*fillrandom .*readrandom .*\\(617 of 1000 found\\)")
+    endif()
+  endif()
 endif()
 
 if(MEMREP_PEER_TOPLING_ZIP)

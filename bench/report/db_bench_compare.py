@@ -106,6 +106,13 @@ def parse_args(argv):
     p.add_argument("--num", type=int, help="keys (default 1000000; 100000 with --quick)")
     p.add_argument("--reads", type=int, help="reads per reader thread (default num/4)")
     p.add_argument("--repeats", type=int, help="default 3; 1 with --quick")
+    p.add_argument("--threads", type=int, default=1,
+                   help="db_bench --threads (default 1): the threads of every benchmark. With "
+                   "N > 1 each thread of a fill writes num/N keys (--writes; the keys still range "
+                   "over --num), so a fill writes as much as with one thread; readers read --reads "
+                   "each, and readwhilewriting and seekrandomwhilewriting add their one writer. "
+                   "readrandomwriterandom's threads then do max(num/N, reads) operations each. "
+                   "fillrandom_2t keeps its own 2 threads")
     p.add_argument("--key-size", type=int, default=16)
     p.add_argument("--value-size", type=int, default=100)
     # 256 MiB holds 1M 16+100-byte entries in one memtable, and unlike 1 GiB it
@@ -136,6 +143,8 @@ def validate(a):
         raise BenchError(f"unknown workload(s) {unknown}; choose from {list(WORKLOADS)}")
     if not a.reps:
         raise BenchError("--reps is empty")
+    if a.threads < 1:
+        raise BenchError(f"--threads must be at least 1, not {a.threads}")
     if not (os.path.isfile(a.db_bench) and os.access(a.db_bench, os.X_OK)):
         raise BenchError(f"db_bench not found or not executable: {a.db_bench}")
     if len(set(a.reps)) != len(a.reps):
@@ -265,7 +274,12 @@ def build_command(a, workload, rep, repeat, db_dir):
              "max_write_buffer_number": 4, "seed": 1000 + repeat, "statistics": 0,
              "histogram": 0, "db": db_dir, "threads": 1,
              "memtablerep": split_plugin(rep)[0]}
-    flags.update(overrides(a))
+    own = overrides(a)
+    if a.threads > 1 and "threads" not in own:
+        # db_bench's fills write --writes per thread (--num when unset) over
+        # keys in [0, num): num/N each keeps the total a one-thread fill's.
+        flags.update(threads=a.threads, writes=max(1, a.num // a.threads))
+    flags.update(own)
     if not a.rep_traits[rep]["concurrent_insert"]:
         flags["allow_concurrent_memtable_write"] = "false"
     if rep in PREFIX_REPS:
@@ -413,7 +427,8 @@ def report(a, s, runs):
     for w in a.workloads:
         m = {r: s[w][r]["median_ops_sec"] for r in a.reps}
         rows.append([w] + [f"{m[r]:,.0f}" for r in a.reps] + [ratio(m[r], m[base]) for r in others])
-    print(f"### Throughput (median of {a.repeats}, num={a.num}, reads={a.reads})\n")
+    threads = f", threads={a.threads}" if a.threads > 1 else ""
+    print(f"### Throughput (median of {a.repeats}, num={a.num}, reads={a.reads}{threads})\n")
     print(markdown(hdr, rows))
     real = [r for r in a.reps if r != a.ceiling_rep]
     if a.ceiling_rep:

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The rep x workload x threads matrix (bench/README.md, "Matrix"): installs
+# what is missing (Debian packages, with python3-matplotlib for the heat map),
+# builds memrep_bench and the RocksDB plugin (release preset; build/peers too
+# when scripts/peers.sh has configured it, so that its skip_list_ndebug base
+# is current), and runs bench/matrix/matrix.py with the arguments given.
+# Usage: bash scripts/matrix.sh --quick            # about 2 min on 2 cores -> build/matrix/
+#        bash scripts/matrix.sh                    # the full matrix (about 11 hours; bench/README.md)
+#        bash scripts/matrix.sh --quick --compare-bench OLD/memrep_bench \
+#             --compare-plugin OLD/libmemrep_rocksdb.so   # two builds side by side
+#        bash scripts/matrix.sh --help             # every flag
+# Exit status: 0 the runs completed, 1 a benchmark failed, 2 bad flags.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/install-deps.sh
+cmake --preset release >/dev/null
+cmake --build --preset release --target memrep_bench memrep_rocksdb >&2
+if [[ -f build/peers/build.ninja ]]; then
+  targets=(memrep_bench)
+  # The db_bench base, when this build has it (bench/peers/peers.cmake).
+  if ninja -C build/peers -t targets all 2>/dev/null | grep -q '^memrep_skip_list_ndebug_plugin:'; then
+    targets+=(memrep_skip_list_ndebug_plugin)
+  fi
+  cmake --build build/peers --target "${targets[@]}" >&2
+fi
+
+# Debian's matplotlib is installed for Debian's python3; a python3 found first
+# on PATH (a virtualenv, pyenv) may not see it.
+python=python3
+for candidate in python3 /usr/bin/python3; do
+  if command -v "$candidate" >/dev/null && "$candidate" -c 'import matplotlib' 2>/dev/null; then
+    python=$candidate
+    break
+  fi
+done
+exec "$python" -B bench/matrix/matrix.py "$@"
