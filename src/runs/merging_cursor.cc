@@ -42,7 +42,7 @@ void MergingCursor::SeekAll(std::string_view internal_key, bool upper) {
   for (Source& s : sources_) {
     const size_t bound = s.run->Bound(order_, target, s.range, upper);
     // Seek rests on the first entry >= the key; SeekForPrev on the last <= it.
-    MoveTo(s, static_cast<ptrdiff_t>(bound) - (upper ? 1 : 0));
+    MoveTo(s, static_cast<ptrdiff_t>(bound) - (upper ? 1 : 0), upper ? -1 : 1);
   }
 }
 
@@ -68,7 +68,7 @@ void MergingCursor::Next() {
     forward_ = true;
   }
   Source& s = sources_[current_];
-  MoveTo(s, s.pos + 1);
+  MoveTo(s, s.pos + 1, 1);
   PickSmallest();
 }
 
@@ -82,7 +82,7 @@ void MergingCursor::Prev() {
     forward_ = false;
   }
   Source& s = sources_[current_];
-  MoveTo(s, s.pos - 1);
+  MoveTo(s, s.pos - 1, -1);
   PickLargest();
 }
 

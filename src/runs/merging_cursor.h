@@ -62,10 +62,18 @@ class MergingCursor {
   static const char* Row(const Source& s) { return s.run->row(static_cast<size_t>(s.pos)); }
   static bool InRange(const Source& s) { return s.pos >= 0 && s.pos < s.n; }
 
-  // Sets pos and caches the prefix of the entry there.
-  void MoveTo(Source& s, ptrdiff_t pos) {
+  // Sets pos and caches the prefix of the entry there (which, in a run that
+  // keeps fences only, reads the row: a cache miss). Then asks for the row
+  // the next step in the same direction reads, so that it arrives while the
+  // caller reads this one and the other sources move.
+  void MoveTo(Source& s, ptrdiff_t pos, ptrdiff_t step = 0) {
     s.pos = pos;
-    if (InRange(s)) s.prefix = s.run->PrefixAt(order_, static_cast<size_t>(pos));
+    if (!InRange(s)) return;
+    s.prefix = s.run->PrefixAt(order_, static_cast<size_t>(pos));
+    const ptrdiff_t ahead = pos + step;
+    if (step != 0 && ahead >= 0 && ahead < s.n) {
+      __builtin_prefetch(s.run->row(static_cast<size_t>(ahead)));
+    }
   }
   int Compare(const Source& a, const Source& b) const {
     if (a.prefix != b.prefix) return a.prefix < b.prefix ? -1 : 1;
