@@ -122,9 +122,10 @@ TEST(Columnar, SortedRunsStayBoundedAndBecomeOneOnceWritesStop) {
   }
   // Every background cut is sorted and merged within the bound.
   ASSERT_TRUE(WaitFor([&] { return rep->NumRuns() >= 1 && rep->NumRuns() <= 3; }));
-  // No more writes: the runs become one, frozen or not.
-  ASSERT_TRUE(WaitFor([&] { return rep->NumRuns() == 1; }));
-  EXPECT_GE(rep->RunBytes(), 4 * size_t{50000});
+  // No more writes: the runs become one that holds every entry (a 4-byte
+  // reference each), frozen or not. (One run alone may still leave rows
+  // of the last cut for the strand's next look: a slow build sees that.)
+  ASSERT_TRUE(WaitFor([&] { return rep->NumRuns() == 1 && rep->RunBytes() >= 4 * size_t{50000}; }));
   const size_t at_freeze = rep->MemoryUsage();
   rep->Freeze();
   ASSERT_TRUE(WaitFor([&] { return rep->NumRuns() == 1; }));
