@@ -330,7 +330,8 @@ TEST(Columnar, GetsAndIteratorsReturnTheRowAllocateHandedOut) {
   ASSERT_TRUE(ColumnarRep::Make(ColumnarOptions{}, context, &rep).ok());
   std::map<std::string, const char*> rows;  // user key -> its row
   const auto put = [&](const std::string& key, SequenceNumber seq) {
-    const EntryView e = EntryView::Of(key, seq, ValueType::kValue, "value of " + key);
+    const std::string value = "value of " + key;  // outlives the view of it
+    const EntryView e = EntryView::Of(key, seq, ValueType::kValue, value);
     KeyHandle handle;
     char* row;
     EXPECT_TRUE(rep->Allocate(RowSize(e.user_key.size(), e.value.size()), &handle, &row).ok());
