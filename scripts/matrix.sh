@@ -25,13 +25,5 @@ if [[ -f build/peers/build.ninja ]]; then
   cmake --build build/peers --target "${targets[@]}" >&2
 fi
 
-# Debian's matplotlib is installed for Debian's python3; a python3 found first
-# on PATH (a virtualenv, pyenv) may not see it.
-python=python3
-for candidate in python3 /usr/bin/python3; do
-  if command -v "$candidate" >/dev/null && "$candidate" -c 'import matplotlib' 2>/dev/null; then
-    python=$candidate
-    break
-  fi
-done
+python=$(bash scripts/matplotlib-python.sh)
 exec "$python" -B bench/matrix/matrix.py "$@"

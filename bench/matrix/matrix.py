@@ -49,6 +49,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "bench", "report"))
 import db_bench_compare as dbc  # noqa: E402  (the db_bench runs, reused)
+import report_data  # noqa: E402  (the report's number formats)
 
 # memrep_bench's workloads, in the order the matrix shows them.
 REP_WORKLOADS = ["fillrandom", "concurrentfill", "fillbatch", "overwrite", "readrandom",
@@ -622,12 +623,6 @@ def flagged(r, status="ok"):
     return text
 
 
-def fmt_ops(x):
-    if x is None:
-        return "-"
-    return f"{x / 1e6:.2f}M" if x >= 1e6 else f"{x / 1e3:.1f}K" if x >= 1e3 else f"{x:.1f}"
-
-
 FACE_TITLE = {"rep": "Rep level (memrep_bench)",
               "db_bench": "db_bench (Debian's db_bench, memrep's plugin preloaded)"}
 
@@ -651,7 +646,7 @@ def markdown(doc):
         out.append("| cell | base ops/s | " + " | ".join(reps) + " |")
         out.append("|---|---|" + "---|" * len(reps))
         for c in cells:
-            row = [c["id"], fmt_ops(c.get("base_ops_sec"))]
+            row = [c["id"], report_data.ops_text(c.get("base_ops_sec"))]
             for r in reps:
                 e = c["reps"].get(r)
                 row.append("-" if e is None else flagged(e.get("ratio"), e["status"]))
