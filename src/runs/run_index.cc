@@ -254,35 +254,28 @@ bool RunIndex::BackgroundWork() {
   // A writer is cutting (Help): look again after a recheck period, rather
   // than hold a pool thread waiting for it.
   if (!work_mu_.TryLock()) return true;
-  bool more = true;
-  try {
-    // Idle: no push for a whole recheck period (not merely since the last
-    // task, which may have run a moment ago between two pushes). What throws
-    // (out of memory, a custom comparator) published nothing half-way (runs
-    // are replaced whole): readers sort what the task could not, and it runs
-    // again after a recheck period.
-    const bool idle = frozen() || quiet_.Quiet(Count(), std::chrono::steady_clock::now());
-    more = CutAndMerge(idle, /*helping=*/false);
-  } catch (...) {
-    work_mu_.Unlock();
-    throw;
-  }
-  work_mu_.Unlock();
-  return more;
+  concurrency::MutexLock lock(&work_mu_, std::adopt_lock);
+  // Idle: no push for a whole recheck period (not merely since the last
+  // task, which may have run a moment ago between two pushes). What throws
+  // (out of memory, a custom comparator) published nothing half-way (runs
+  // are replaced whole): readers sort what the task could not, and it runs
+  // again after a recheck period.
+  const bool idle = frozen() || quiet_.Quiet(Count(), std::chrono::steady_clock::now());
+  return CutAndMerge(idle, /*helping=*/false);
 }
 
 void RunIndex::Help() {
+  bool waited = false;
   if (!work_mu_.TryLock()) {
     // Another thread is cutting: write on while the rows in no run are few;
-    // past the bound, wait for it and then cut what it left.
+    // past the bound, wait for it and then cut what it left, if still many.
     if (Unsorted() < HelpBound()) return;
     writer_waits_.fetch_add(1, std::memory_order_relaxed);
     work_mu_.Lock();
-    if (Unsorted() < HelpBound()) {
-      work_mu_.Unlock();
-      return;
-    }
+    waited = true;
   }
+  concurrency::MutexLock lock(&work_mu_, std::adopt_lock);
+  if (waited && Unsorted() < HelpBound()) return;
   writer_helps_.fetch_add(1, std::memory_order_relaxed);
   try {
     (void)CutAndMerge(/*idle=*/false, /*helping=*/true);
@@ -290,7 +283,6 @@ void RunIndex::Help() {
     // Out of memory, or a custom comparator that threw: nothing was
     // published half-way; readers and the strand sort these rows later.
   }
-  work_mu_.Unlock();
 }
 
 size_t RunIndex::Cut(bool idle, bool helping, std::shared_ptr<const RunSet> base) {

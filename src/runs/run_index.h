@@ -166,9 +166,9 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
       ReaderSlot& slot;
       ~Release() { slot.busy.store(false, std::memory_order_release); }
     } release{slot};
-    if (slot.view.set != nullptr && Current(slot.view)) {
-      NoteReader();
-    } else {
+    // A current view needs no NoteReader: while it stays current no writer
+    // pushes, and the first read after a push takes a Snapshot, which notes it.
+    if (slot.view.set == nullptr || !Current(slot.view)) {
       slot.view = View{};  // let the old runs go before sorting
       slot.view = Snapshot();
     }
@@ -308,10 +308,20 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   const format::KeyOrder& order_;
   const RowRegion& region_;
   WriteList write_list_;
-  // Each reader thread's last view (WithReadView). `busy` is the slot's
-  // owner flag: a thread that finds it set reads without the slot. A view
-  // left in a slot keeps its runs alive after a merge replaced them: the
-  // strand drops stale ones after each step (DropStaleViews).
+  // Each reader thread's last view (WithReadView). A view left in a slot
+  // keeps its runs alive after a merge replaced them: the strand drops stale
+  // ones after each step (DropStaleViews).
+  // Invariants:
+  //  1. Only the thread that set `busy` from false to true (an acquire
+  //     exchange) reads or writes `view`, until it stores false (release).
+  //     So threads that share a slot, and the strand's DropStaleViews, see
+  //     each other's whole view; a thread that finds `busy` set never waits:
+  //     it reads a Snapshot of its own (which also makes a call from inside
+  //     fn safe).
+  //  2. A slot's view is complete for the moment it was taken (a Snapshot);
+  //     it is handed out only while Current, so a read sees every row pushed
+  //     before it. Tested under ThreadSanitizer by StressTest (threads that
+  //     only Get beside writers) and RunIndex.AReadViewShowsEveryRow*.
   struct ReaderSlot {
     std::atomic<bool> busy{false};
     View view;

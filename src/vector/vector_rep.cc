@@ -20,8 +20,7 @@ runs::RunIndexOptions RunOptions(const VectorOptions& options) {
   // merging them compares integers and reads no row: with fences only, each
   // merge read every row it moved (a cache miss each: rows sit in insertion
   // order), and the strand, merging a fast writer's rows about log4(n / cut)
-  // times, fell ever further behind it (0.33 CPU seconds of background work
-  // per million 16/100 rows, against 0.19-0.23 now). Once the rep is idle or
+  // times, fell ever further behind it (docs/vector.md). Once the rep is idle or
   // frozen, the final merge makes one fenced run from them, reading no row
   // either. The prefixes cost memory while writes continue, which
   // MemoryUsage's high-water mark keeps (141.8 bytes an entry after a 500K
