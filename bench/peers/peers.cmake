@@ -33,13 +33,17 @@ if(MEMREP_PEER_ROCKSDB_SOURCE)
   # The source's skip-list rep, without assertions. Its classes are renamed so
   # that the copy sits beside librocksdb's (which keeps its assertions) with
   # no clash of symbols or of inline template instances.
+  # How both copies below compile the source's skip list.
+  function(memrep_skip_list_ndebug_build target)
+    target_include_directories(${target} BEFORE PRIVATE ${peer_src} ${peer_src}/include)
+    target_compile_definitions(${target} PRIVATE
+      NDEBUG ROCKSDB_PLATFORM_POSIX ROCKSDB_LIB_IO_POSIX
+      SkipListFactory=MemrepPeerSkipListFactory InlineSkipList=MemrepPeerInlineSkipList)
+    target_compile_options(${target} PRIVATE -w)
+  endfunction()
   add_library(memrep_peer_skip_list_ndebug STATIC
     ${peer_src}/memtable/skiplistrep.cc peers/skip_list_ndebug.cc)
-  target_include_directories(memrep_peer_skip_list_ndebug BEFORE PRIVATE ${peer_src} ${peer_src}/include)
-  target_compile_definitions(memrep_peer_skip_list_ndebug PRIVATE
-    NDEBUG ROCKSDB_PLATFORM_POSIX ROCKSDB_LIB_IO_POSIX
-    SkipListFactory=MemrepPeerSkipListFactory InlineSkipList=MemrepPeerInlineSkipList)
-  target_compile_options(memrep_peer_skip_list_ndebug PRIVATE -w)
+  memrep_skip_list_ndebug_build(memrep_peer_skip_list_ndebug)
   target_link_libraries(memrep_peer_skip_list_ndebug PUBLIC ${ROCKSDB_LIBRARY})
   target_link_libraries(memrep_bench_lib PUBLIC memrep_peer_skip_list_ndebug)
   target_compile_definitions(memrep_bench_lib PRIVATE MEMREP_PEER_SKIP_LIST_NDEBUG
@@ -53,11 +57,7 @@ if(MEMREP_PEER_ROCKSDB_SOURCE)
     ${peer_src}/memtable/skiplistrep.cc peers/skip_list_ndebug_plugin.cc)
   set_target_properties(memrep_skip_list_ndebug_plugin PROPERTIES
     OUTPUT_NAME memrep_skip_list_ndebug CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
-  target_include_directories(memrep_skip_list_ndebug_plugin BEFORE PRIVATE ${peer_src} ${peer_src}/include)
-  target_compile_definitions(memrep_skip_list_ndebug_plugin PRIVATE
-    NDEBUG ROCKSDB_PLATFORM_POSIX ROCKSDB_LIB_IO_POSIX
-    SkipListFactory=MemrepPeerSkipListFactory InlineSkipList=MemrepPeerInlineSkipList)
-  target_compile_options(memrep_skip_list_ndebug_plugin PRIVATE -w)
+  memrep_skip_list_ndebug_build(memrep_skip_list_ndebug_plugin)
   target_link_libraries(memrep_skip_list_ndebug_plugin PRIVATE ${ROCKSDB_LIBRARY})
   if(MEMREP_BUILD_TESTS)
     # It loads into Debian's db_bench (when installed), and a fill reads
