@@ -339,24 +339,37 @@ def plot_scaling(plt, doc, path):
     if not series:
         return False
     keys = sorted(series)
+    reps = []  # one colour per rep in every panel, one legend for all
+    for k in keys:
+        reps += [r for r in series[k] if r not in reps]
+    palette = plt.get_cmap("tab10")
+    colour = {r: palette(i % 10) for i, r in enumerate(reps)}
     cols = min(4, len(keys))
     rows = (len(keys) + cols - 1) // cols
-    fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.3 * rows), squeeze=False,
+    fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.3 * rows + 0.6), squeeze=False,
                              constrained_layout=True)
+    threads = sorted({t for k in keys for p in series[k].values() for t, _ in p})
     for ax, key in zip([a for row in axes for a in row], keys):
         for rep, points in series[key].items():
             ax.plot([t for t, _ in points], [v / 1e6 for _, v in points], marker="o",
-                    label=short(rep), linewidth=1.2, markersize=3)
+                    color=colour[rep], label=short(rep), linewidth=1.2, markersize=3)
         ax.set_xscale("log", base=2)
+        ax.set_xticks(threads)
+        ax.set_xticklabels([str(t) for t in threads])
+        ax.minorticks_off()
+        ax.set_ylim(bottom=0)
         ax.set_title(f"{face_word(key[0])}: {key[1]}", fontsize=9)
         ax.set_xlabel("threads", fontsize=8)
         ax.set_ylabel("M ops/s", fontsize=8)
-        ax.grid(alpha=0.3, which="both")
+        ax.grid(alpha=0.3)
         ax.tick_params(labelsize=7)
     for ax in [a for row in axes for a in row][len(keys):]:
         ax.set_visible(False)
-    axes[0][0].legend(fontsize=7)
-    fig.suptitle("Thread scaling: median ops/s by thread count", fontsize=11)
+    handles = [plt.Line2D([], [], color=colour[r], marker="o", label=short(r)) for r in reps]
+    fig.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0),
+               ncol=min(8, len(reps)), fontsize=8)
+    fig.suptitle("Thread scaling: median ops/s by thread count (for the mixed workloads, "
+                 "the readers')", fontsize=11)
     fig.savefig(path, dpi=DPI, bbox_inches="tight")
     plt.close(fig)
     return True
