@@ -244,9 +244,9 @@ def summary(doc, report_path):
         lines.append(line)
     lost = ["Where each rep loses (cells below 1.0x; within ~20% of 1.0x is noise on a "
             "shared machine):"]
-    for r, (below, judged) in losses(doc).items():
-        if r not in show:
-            continue
+    lost_by_rep = losses(doc)
+    for r in (r for r in show if r in lost_by_rep):
+        below, judged = lost_by_rep[r]
         if not below:
             lost.append(f"  {short(r):<16} none of {judged} cells")
         else:
