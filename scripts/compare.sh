@@ -32,7 +32,9 @@ if [[ -f build/peers/CMakeCache.txt ]] || src=$(bash scripts/rocksdb-source.sh);
     cmake -S . -B build/peers -G Ninja -DCMAKE_BUILD_TYPE=Release -DMEMREP_WERROR=ON \
       -DMEMREP_PEER_ROCKSDB_SOURCE="$src" >/dev/null
   fi
-  if ninja -C build/peers -t targets all 2>/dev/null | grep -q '^memrep_skip_list_ndebug_plugin:'; then
+  # grep reads all of ninja's list (no -q): an early exit would fail the
+  # pipeline with SIGPIPE under pipefail, and the base would silently change.
+  if ninja -C build/peers -t targets all 2>/dev/null | grep '^memrep_skip_list_ndebug_plugin:' >/dev/null; then
     targets+=(memrep_skip_list_ndebug_plugin)
     ndebug=build/peers/bench/libmemrep_skip_list_ndebug.so
   fi
