@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The main job: which rep for which workload on this machine (about 6 minutes
-# on 2 cores from a fresh clone, build included). Runs the matrix's quick mode
+# The main job: which rep for which workload on this machine (8.7 minutes on
+# a 2-core VM at load average 5-8 from a fresh clone, build included). Runs the matrix's quick mode
 # (bench/matrix/matrix.py) over every registered rep and memrep.Auto, at the
 # rep level (memrep_bench) and through Debian's db_bench, at 1 thread and at
 # the core count, then memrep_phased for what memrep.Auto chooses when its
@@ -10,7 +10,7 @@
 # figures in build/report/img/). Progress goes to stderr.
 #
 # The base is RocksDB's skip list compiled without assertions (Debian builds
-# librocksdb with them, which slows its skip list by up to 2x): the first run
+# librocksdb with them, which slows its skip list by up to 2.7x): the first run
 # fetches the installed librocksdb's source (scripts/rocksdb-source.sh, about
 # 10 s) and builds everything in build/peers, the build scripts/peers.sh
 # makes, so the peers configured there (--topling-zip, --columnar-memtable)
