@@ -12,7 +12,10 @@ Bases: at the rep level skip_list_ndebug (RocksDB's skip list compiled
 without assertions, a peer of build/peers) when the memrep_bench binary has
 it, else skip_list; through db_bench the no-assertion skip-list plugin
 (bench.SkipListNDebug, build/peers/bench/libmemrep_skip_list_ndebug.so) when
-it is built, else Debian's skip_list. skip_list is always shown.
+it is built, else Debian's skip_list. skip_list is always shown. With
+--ceiling, bench.Ceiling (a rep that stores nothing) joins the db_bench
+write-only cells as the bound of what RocksDB allows; it is no rep's worst
+cell. scripts/compare.sh, the main job, runs the quick mode this way.
 
 Writes to --out (default build/matrix): matrix.json (every cell, every rep's
 median and runs, the commands, the machine, load averages, git commit, wall
