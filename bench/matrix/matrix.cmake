@@ -23,6 +23,9 @@ if(Python3_Interpreter_FOUND)
   set(matrix_db_bench "")
   if(MEMREP_DB_BENCH)
     set(matrix_db_bench --db-bench=${MEMREP_DB_BENCH})
+    if(TARGET memrep_ceiling)
+      list(APPEND matrix_db_bench --ceiling=$<TARGET_FILE:memrep_ceiling>)
+    endif()
   endif()
   add_test(NAME matrix_smoke
     COMMAND ${matrix_python} -B ${CMAKE_CURRENT_LIST_DIR}/matrix_test.py

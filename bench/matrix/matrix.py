@@ -12,7 +12,10 @@ Bases: at the rep level skip_list_ndebug (RocksDB's skip list compiled
 without assertions, a peer of build/peers) when the memrep_bench binary has
 it, else skip_list; through db_bench the no-assertion skip-list plugin
 (bench.SkipListNDebug, build/peers/bench/libmemrep_skip_list_ndebug.so) when
-it is built, else Debian's skip_list. skip_list is always shown.
+it is built, else Debian's skip_list. skip_list is always shown. With
+--ceiling, bench.Ceiling (a rep that stores nothing) joins the db_bench
+write-only cells as the bound of what RocksDB allows; it is no rep's worst
+cell. scripts/compare.sh, the main job, runs the quick mode this way.
 
 Writes to --out (default build/matrix): matrix.json (every cell, every rep's
 median and runs, the commands, the machine, load averages, git commit, wall
@@ -72,6 +75,10 @@ DB_WORKLOADS = {
     "readrandomwriterandom": ("readrandomwriterandom", []),
 }
 NDEBUG_PLUGIN_REP = "bench.SkipListNDebug"
+# The rep that stores nothing (bench/ceiling/): what RocksDB itself allows.
+# Its reads read an empty memtable, so it runs in the write-only cells alone
+# and is nobody's worst cell: a bound, not a contender.
+CEILING_REP = dbc.CEILING
 
 MODES = {
     # 16-byte keys and 100-byte values, uniform keys, one repetition: enough
@@ -128,6 +135,10 @@ def parse_args(argv):
                    help=f"a plugin registering {NDEBUG_PLUGIN_REP}, the db_bench base "
                    "(default: build/peers/bench/libmemrep_skip_list_ndebug.so when built; "
                    "'none' uses Debian's skip_list)")
+    p.add_argument("--ceiling", metavar="PATH",
+                   help=f"a plugin registering {CEILING_REP} (a rep that stores nothing, "
+                   "build/release/bench/libmemrep_ceiling.so): it joins the db_bench write-only "
+                   "cells (fillrandom, fillrandom_batch100) as the bound of what RocksDB allows")
     p.add_argument("--compare-bench", metavar="PATH",
                    help="a second memrep_bench (another commit): its reps run as REP@old, "
                    "alternating with --bench per repetition")
@@ -357,6 +368,8 @@ def fold_rep_runs(cell, runs, label_of):
                 runs_ops_sec=[r["ops_per_sec"] for r in done],
                 p999_ns=median_or_none([r.get("p999_ns") or None for r in done]),
                 bytes_per_entry=median_or_none([r.get("bytes_per_entry") for r in done]),
+                create_us=median_or_none([r.get("create_us") for r in done]),
+                destroy_us=median_or_none([r.get("destroy_us") for r in done]),
                 seconds=median_or_none([r.get("seconds") for r in done]))
             if mixed:
                 # The counted op of a mixed workload is the readers'; the writer apart.
@@ -472,14 +485,26 @@ def run_db_face(a, doc, save, tmp_parent):
             if old_names is None or r["canonical_name"] in old_names:
                 words[f"{r['canonical_name']}@{label}"] = f"{r['canonical_name']}@{cp}"
                 old.append(f"{r['canonical_name']}@{label}")
-    labels = list(words)
+    ceiling_word = None
+    if a.ceiling:
+        ceiling_path = os.path.abspath(a.ceiling)
+        if not os.path.isfile(ceiling_path):
+            raise SystemExit(f"matrix: --ceiling {ceiling_path} does not exist")
+        ceiling_word = f"{CEILING_REP}@{ceiling_path}"
+    labels = list(words) + ([CEILING_REP] if ceiling_word else [])
     doc["bases"]["db_bench"] = {"rep": base, "why": why}
     doc["reps"]["db_bench"] = labels
     by_word = {w: l for l, w in words.items()}
+    if ceiling_word:
+        by_word[ceiling_word] = CEILING_REP
     threads = sorted(set(a.db_threads or [1, a.cores]))
     cells = [(w, t) for w in DB_WORKLOADS if a.workloads is None or w in a.workloads
              for t in threads]
-    total = len(cells) * a.repeats * len(labels)
+    def cell_words(workload):
+        write_only = ceiling_word and workload in dbc.WRITE_ONLY_WORKLOADS
+        return list(words.values()) + ([ceiling_word] if write_only else [])
+
+    total = sum(len(cell_words(DB_WORKLOADS[name][0])) for name, _ in cells) * a.repeats
     n = 0
     for name, t in cells:
         workload, extra = DB_WORKLOADS[name]
@@ -488,6 +513,8 @@ def run_db_face(a, doc, save, tmp_parent):
                 "--threads", str(t), "--timeout", str(a.timeout), "--workloads", workload]
         if a.db_bench:
             argv += ["--db-bench", a.db_bench]
+        if ceiling_word and workload in dbc.WRITE_ONLY_WORKLOADS:
+            argv += ["--ceiling", os.path.abspath(a.ceiling)]
         da = dbc.parse_args(argv)
         da.extra = list(extra)
         notes = io.StringIO()
@@ -508,10 +535,11 @@ def run_db_face(a, doc, save, tmp_parent):
                 if rep in old_traits:
                     da.rep_traits[words[l]] = dict(old_traits[rep], source="--compare-bench")
         cell = new_cell("db_bench", name, da.key_size, da.value_size, da.num, t, "uniform")
-        results = {l: [] for l in labels}
+        mine = cell_words(workload)
+        results = {by_word[w]: [] for w in mine}
         failed = False
         for r in range(a.repeats):
-            for word in rotated(list(words.values()), r):
+            for word in rotated(mine, r):
                 n += 1
                 l = by_word[word]
                 try:
@@ -581,8 +609,9 @@ def analyse(doc):
                         if w is None or new["vs_old"] < w["ratio"]:
                             worst_vs_old[rep[:-len(label) - 1]] = {"cell": cell["id"],
                                                                    "ratio": new["vs_old"]}
-                if e["ratio"] is None or rep == base or rep.endswith(f"@{label}"):
-                    continue  # the base, and the second build (its own table)
+                if (e["ratio"] is None or rep in (base, CEILING_REP) or
+                        rep.endswith(f"@{label}")):
+                    continue  # the base, the bound, and the second build (its own table)
                 low |= e["ratio"] < FLAG_LOW
                 cliff |= e["ratio"] < FLAG_CLIFF
                 w = worst.get(rep)

@@ -1,6 +1,7 @@
 # report.py, the benchmark report (bench/README.md, "Report"): its unit test
 # on canned documents, and a tiny end-to-end run of --short (about 2000
-# entries). Only where python3 is found. Debian's matplotlib is installed for
+# entries). compare.py, the main job (scripts/compare.sh): its test on canned
+# documents and a tiny end-to-end run (2000 entries, a few seconds). Only where python3 is found. Debian's matplotlib is installed for
 # /usr/bin/python3, which may not be the python3 found first: use one that
 # has it, else the plots are left out (--no-plots) and their unit test skips.
 # Included by bench/CMakeLists.txt with MEMREP_BUILD_BENCH and MEMREP_BUILD_TESTS.
@@ -35,4 +36,14 @@ if(Python3_Interpreter_FOUND)
             --plugin=$<TARGET_FILE:memrep_rocksdb>
             "--db-bench-args=--db-bench ${MEMREP_DB_BENCH}")
   set_tests_properties(report_e2e PROPERTIES TIMEOUT 120)
+  set(compare_db_bench "")
+  if(MEMREP_DB_BENCH)
+    set(compare_db_bench --db-bench=${MEMREP_DB_BENCH} --ceiling=$<TARGET_FILE:memrep_ceiling>)
+  endif()
+  add_test(NAME compare_test
+    COMMAND ${report_python} -B ${CMAKE_CURRENT_LIST_DIR}/compare_test.py
+            --bench=$<TARGET_FILE:memrep_bench> --plugin=$<TARGET_FILE:memrep_rocksdb>
+            --phased=$<TARGET_FILE:memrep_phased> ${compare_db_bench}
+            --out=${CMAKE_CURRENT_BINARY_DIR}/compare-test)
+  set_tests_properties(compare_test PROPERTIES TIMEOUT 300)
 endif()

@@ -17,7 +17,8 @@ writes, into --out:
 
 Modes (bench/README.md, "Report"):
     --short   a few minutes on 2 cores (200K entries, one repetition);
-              default --out build/report; what scripts/compare.sh runs
+              default --out build/report (the main job, scripts/compare.sh,
+              is compare.py over the matrix instead)
     --full    the published numbers (10M entries, ~1 hour on 2 cores);
               default --out docs; docs/benchmarks.md comes from it
     --from-json FILE   redraw the md and plots from a saved benchmarks.json
