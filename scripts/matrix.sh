@@ -19,7 +19,9 @@ cmake --build --preset release --target memrep_bench memrep_rocksdb >&2
 if [[ -f build/peers/build.ninja ]]; then
   targets=(memrep_bench)
   # The db_bench base, when this build has it (bench/peers/peers.cmake).
-  if ninja -C build/peers -t targets all 2>/dev/null | grep -q '^memrep_skip_list_ndebug_plugin:'; then
+  # grep reads ninja's whole list (no -q): an early exit would fail the
+  # pipeline with SIGPIPE under pipefail, and the base would silently change.
+  if ninja -C build/peers -t targets all 2>/dev/null | grep '^memrep_skip_list_ndebug_plugin:' >/dev/null; then
     targets+=(memrep_skip_list_ndebug_plugin)
   fi
   cmake --build build/peers --target "${targets[@]}" >&2
