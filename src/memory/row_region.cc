@@ -6,6 +6,7 @@
 #include <bit>
 #include <string>
 
+#include "concurrency/shared_writes.h"
 #include "util/assert.h"
 
 namespace memrep::memory {
@@ -66,6 +67,7 @@ Status RowRegion::Grab(size_t bytes, uint64_t* ref) {
                           std::to_string((max_chunks_ * chunk_units_) << unit_shift_) +
                           " bytes of address space) is exhausted: switch to a new memtable");
     }
+    MEMREP_COUNT_SHARED_WRITE(concurrency::SharedWrite::kRowRegionChunk);
   } while (!next_chunk_.compare_exchange_weak(slot, slot + 1, std::memory_order_relaxed));
   char* memory = allocator_->AllocateAligned(bytes);
   if (memory == nullptr) {
@@ -73,6 +75,7 @@ Status RowRegion::Grab(size_t bytes, uint64_t* ref) {
     // would need the memory that just ran out.
     return Status::OutOfMemory("could not allocate memory for the memtable's rows");
   }
+  MEMREP_COUNT_SHARED_WRITE(concurrency::SharedWrite::kRowRegionChunk);
   chunk_memory_.fetch_add(bytes, std::memory_order_relaxed);  // relaxed: a statistic
   table_[slot] = memory;
   *ref = slot << shift_;
@@ -132,6 +135,7 @@ Status RowRegion::Bump(uint64_t units, uint64_t* start) {
   uint64_t cursor = shard.cursor.load(std::memory_order_acquire);
   for (;;) {
     if (cursor != 0 && cursor + units <= ChunkEnd(cursor)) {
+      MEMREP_COUNT_SHARED_WRITE(concurrency::SharedWrite::kShardCursor);
       if (shard.cursor.compare_exchange_weak(cursor, cursor + units, std::memory_order_acquire)) {
         *start = cursor;
         return Status::OK();

@@ -45,6 +45,7 @@
 #include "concurrency/epoch.h"
 #include "concurrency/mutex.h"
 #include "concurrency/per_thread.h"
+#include "concurrency/shared_writes.h"
 #include "format/coding.h"
 #include "format/key_order.h"
 #include "memory/vm_region.h"

@@ -7,6 +7,8 @@
 
 namespace memrep::trie {
 
+using concurrency::SharedWrite;
+
 Status Trie::Bump(uint64_t bytes, bool from_reserve, Ref* ref) {
   bytes = RoundUp4(bytes);
   if (from_reserve || bytes > chunk_bytes_ / 4) {
@@ -33,6 +35,7 @@ Status Trie::Bump(uint64_t bytes, bool from_reserve, Ref* ref) {
   for (;;) {
     const uint64_t cursor = span & 0xffffffffu, end = span >> 32;
     if (cursor + units <= end) {
+      MEMREP_COUNT_SHARED_WRITE(SharedWrite::kShardCursor);
       if (shard.span.compare_exchange_weak(span, span + units, std::memory_order_relaxed)) {
         *ref = static_cast<Ref>(cursor);
         return Status::OK();
@@ -44,6 +47,7 @@ Status Trie::Bump(uint64_t bytes, bool from_reserve, Ref* ref) {
       span = shard.span.load(std::memory_order_relaxed);
       continue;
     }
+    MEMREP_COUNT_SHARED_WRITE(SharedWrite::kChunkRefill);
     uint64_t start = 0, chunk_units = 0;
     if (!TakeFreeBlock(units, &start, &chunk_units)) {
       uint64_t offset = 0;
@@ -65,11 +69,13 @@ Status Trie::Bump(uint64_t bytes, bool from_reserve, Ref* ref) {
 // and leaves (nodes take the smaller kinds; see AllocNode).
 bool Trie::TakeFreeBlock(uint64_t units, uint64_t* start, uint64_t* chunk_units) {
   if (free_blocks_.load(std::memory_order_relaxed) == 0) return false;
+  MEMREP_COUNT_SHARED_WRITE(SharedWrite::kFreeListLock);
   concurrency::MutexLock lock(&free_mu_);
   for (int k = static_cast<int>(Kind::kK48); k < kKinds; ++k) {
     if (free_[k].empty() || kNodeBytes[k] / kUnit < units) continue;
     *start = free_[k].back();
     free_[k].pop_back();
+    MEMREP_COUNT_SHARED_WRITE(SharedWrite::kFreeBlocksCount);
     free_blocks_.fetch_sub(1, std::memory_order_relaxed);
     *chunk_units = kNodeBytes[k] / kUnit;
     // Unreachable and unread (EpochDomain); what a cell does not write must
@@ -87,6 +93,7 @@ bool Trie::TakeFreeBlock(uint64_t units, uint64_t* start, uint64_t* chunk_units)
 Status Trie::AllocNode(Kind kind, Ref* ref) {
   const int k = static_cast<int>(kind);
   if (free_blocks_.load(std::memory_order_relaxed) != 0) {
+    MEMREP_COUNT_SHARED_WRITE(SharedWrite::kFreeListLock);
     concurrency::MutexLock lock(&free_mu_);
     for (int j = k; j < kKinds; ++j) {
       if (free_[j].empty()) continue;
@@ -99,9 +106,11 @@ Status Trie::AllocNode(Kind kind, Ref* ref) {
           free_[c].push_back(at);
           at += kNodeBytes[c] / kUnit;
           rest -= kNodeBytes[c];
+          MEMREP_COUNT_SHARED_WRITE(SharedWrite::kFreeBlocksCount);
           free_blocks_.fetch_add(1, std::memory_order_relaxed);
         }
       }
+      MEMREP_COUNT_SHARED_WRITE(SharedWrite::kFreeBlocksCount);
       free_blocks_.fetch_sub(1, std::memory_order_relaxed);
       // No reader holds it (EpochDomain), and it is unreachable: reset it.
       std::memset(At(*ref), 0, kNodeBytes[k]);
@@ -115,8 +124,10 @@ Status Trie::AllocNode(Kind kind, Ref* ref) {
 }
 
 void Trie::Retire(Ref node, Kind kind) {
+  MEMREP_COUNT_SHARED_WRITE(SharedWrite::kReplacements);
   replacements_.fetch_add(1, std::memory_order_seq_cst);
   const uint64_t stamp = epochs_.Advance();
+  MEMREP_COUNT_SHARED_WRITE(SharedWrite::kFreeListLock);
   concurrency::MutexLock lock(&free_mu_);
   limbo_.push_back(Retired{node, kind, stamp});
   if (limbo_.size() < 32) return;
@@ -125,6 +136,7 @@ void Trie::Retire(Ref node, Kind kind) {
   for (const Retired& r : limbo_) {
     if (r.stamp < oldest) {
       free_[static_cast<int>(r.kind)].push_back(r.node);
+      MEMREP_COUNT_SHARED_WRITE(SharedWrite::kFreeBlocksCount);
       free_blocks_.fetch_add(1, std::memory_order_relaxed);
     } else {
       limbo_[kept++] = r;

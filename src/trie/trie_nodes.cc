@@ -17,6 +17,8 @@
 #endif
 namespace memrep::trie {
 
+using concurrency::SharedWrite;
+
 Ref Trie::FindChild(const NodeHeader* n, uint8_t label) {
   switch (n->kind) {
     case Kind::kK2:
@@ -151,24 +153,36 @@ std::atomic<Ref>* Trie::Slot(NodeHeader* n, int label) {
 void Trie::SetChild(NodeHeader* n, uint8_t label, Ref child) {
   std::atomic<Ref>* slot = Slot(n, label);
   MEMREP_ASSERT(slot != nullptr);
+  MEMREP_COUNT_SHARED_WRITE(SharedWrite::kNodeWrite);
   slot->store(child, std::memory_order_release);
 }
 
 // The lock word: bit 0 locked, bit 1 obsolete. Acquire on taking it, release
 // on giving it up, so each holder sees the node as the last one left it.
 bool Trie::Lock(NodeHeader* n) const {
+  [[maybe_unused]] bool waited = false;
   for (;;) {
     uint32_t v = n->lock.load(std::memory_order_relaxed);
     if (v & kObsolete) return false;
     if ((v & kLocked) == 0 &&
         n->lock.compare_exchange_weak(v, v | kLocked, std::memory_order_acquire,
                                       std::memory_order_relaxed)) {
+      MEMREP_COUNT_SHARED_WRITE(SharedWrite::kNodeLock);
+      if (n == NodeAt(root_)) MEMREP_COUNT_SHARED_WRITE(SharedWrite::kNodeLockRoot);
       return true;
     }
+    if (concurrency::kCountingSharedWrites && !waited) {
+      MEMREP_COUNT_SHARED_WRITE(SharedWrite::kNodeLockWait);
+      waited = true;
+    }
+    MEMREP_COUNT_SHARED_WRITE(SharedWrite::kNodeLockSpin);
     __builtin_ia32_pause();
   }
 }
 
-void Trie::Unlock(NodeHeader* n) { n->lock.fetch_and(~kLocked, std::memory_order_release); }
+void Trie::Unlock(NodeHeader* n) {
+  MEMREP_COUNT_SHARED_WRITE(SharedWrite::kNodeLock);
+  n->lock.fetch_and(~kLocked, std::memory_order_release);
+}
 
 }  // namespace memrep::trie
