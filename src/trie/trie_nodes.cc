@@ -2,6 +2,8 @@
 // node lock (trie.h, node.h).
 #include <emmintrin.h>
 
+#include <thread>
+
 #include "trie/trie.h"
 #include "util/assert.h"
 
@@ -159,9 +161,17 @@ void Trie::SetChild(NodeHeader* n, uint8_t label, Ref child) {
 
 // The lock word: bit 0 locked, bit 1 obsolete. Acquire on taking it, release
 // on giving it up, so each holder sees the node as the last one left it.
+//
+// A holder keeps a node for a few dozen instructions, so a waiter spins; but
+// a holder the scheduler has preempted (more runnable threads than cores)
+// keeps it for a time slice, so after kSpins pauses the waiter yields its
+// core instead of spinning that slice away (the contention audit found a few
+// such waits spinning over a million pauses in a 2-thread fill on 2 busy
+// cores, docs/trie.md).
 bool Trie::Lock(NodeHeader* n) const {
+  constexpr uint32_t kSpins = 64;
   [[maybe_unused]] bool waited = false;
-  for (;;) {
+  for (uint32_t spins = 0;; ++spins) {
     uint32_t v = n->lock.load(std::memory_order_relaxed);
     if (v & kObsolete) return false;
     if ((v & kLocked) == 0 &&
@@ -176,7 +186,11 @@ bool Trie::Lock(NodeHeader* n) const {
       waited = true;
     }
     MEMREP_COUNT_SHARED_WRITE(SharedWrite::kNodeLockSpin);
-    __builtin_ia32_pause();
+    if (spins < kSpins) {
+      __builtin_ia32_pause();
+    } else {
+      std::this_thread::yield();
+    }
   }
 }
 
