@@ -10,9 +10,11 @@ namespace memrep::trie {
 
 using concurrency::SharedWrite;
 
-// Everything but a big object comes from the calling thread's chunk
-// (memory::ThreadChunks): one shared operation per chunk (the region's
-// cursor, or the thread's own free lists), none per allocation.
+// Everything but a big object comes from one of the calling thread's two
+// chunks (memory::ThreadChunks), nodes from one and rows, leaves and
+// versions from the other: one shared operation per chunk (the region's
+// cursor; none for a chunk from the thread's own spares and free blocks),
+// none per allocation.
 //
 // The reserve: once the region has refused a chunk (its limit, less the
 // reserve, is reached), every writer stops taking rows, leaves and versions,
@@ -35,7 +37,8 @@ Status Trie::Bump(uint64_t bytes, bool from_reserve, Ref* ref) {
     return Status::Full("the trie's region is full: switch to a new memtable");
   }
   uint64_t start = 0;
-  Status s = chunks_.Carve(
+  memory::ThreadChunks& chunks = from_reserve ? node_chunks_ : cell_chunks_;
+  Status s = chunks.Carve(
       units,
       [&](uint64_t need, uint64_t* chunk, uint64_t* chunk_units) {
         if (TakeFreeBlock(need, chunk, chunk_units)) return Status::OK();
