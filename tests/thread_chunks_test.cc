@@ -77,6 +77,15 @@ TEST(ThreadChunks, AFailedTakeHandsOutNothing) {
   EXPECT_TRUE(s.IsFull()) << s.ToString();
   EXPECT_EQ(start, 7u);
   EXPECT_EQ(chunks.CarvedUnits(), 0u);
+
+  // A chunk in place stays when a new one cannot be had: what still fits
+  // its rest is handed out.
+  Source source;
+  auto take = [&](uint64_t u, uint64_t* st, uint64_t* n) { return source.Take(u, st, n); };
+  ASSERT_TRUE(chunks.Carve(40, take, &start).ok());
+  EXPECT_TRUE(chunks.Carve(30, refuse, &start).IsFull());
+  ASSERT_TRUE(chunks.Carve(8, refuse, &start).ok());
+  EXPECT_EQ(start, 41u);
 }
 
 // Many threads (more than the slots, so some share a slot's chunk): every

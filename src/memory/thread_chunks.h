@@ -28,9 +28,12 @@
 //     of the slot carve from the chunk it installs instead of taking their
 //     own: one take from the source per chunk.
 //  4. A refill adds the chunk to `taken`, then installs the span with a
-//     release store; the sums load the span with acquire, then `taken`, so
-//     they never see a chunk's room without its units (the carves after it
-//     are RMWs, which continue the release sequence).
+//     release store, after take() returned; carves load the span and CAS it
+//     with acquire (free on x86), and so do the sums before reading `taken`.
+//     So a thread that carves from a chunk another thread of its slot took
+//     sees what take() wrote (a chunk table's slot, RowRegion), and the sums
+//     never see a chunk's room without its units (the carves after the
+//     store are RMWs, which continue its release sequence).
 #pragma once
 
 #include <atomic>
@@ -54,31 +57,37 @@ class ThreadChunks {
   // Hands out `units` consecutive positions (REQUIRES: units > 0) from the
   // calling thread's chunk, or, when they do not fit, from a new chunk that
   // take(units, &start, &chunk_units) gives (Status; chunk_units >= units;
-  // called under the slot's refill lock, once per chunk). The rest of the
-  // old chunk, if any, goes to leftover(start, units) first, under the same
+  // called under the slot's refill lock, once per chunk). Then the rest of
+  // the old chunk, if any, goes to leftover(start, units), under the same
   // lock, the caller's alone from then on (to keep for small objects, or to
-  // drop). On a failure of take nothing is handed out and its Status is
-  // returned.
+  // drop). On a failure of take nothing is handed out, the old chunk stays,
+  // and take's Status is returned.
   template <typename Take, typename Leftover>
   Status Carve(uint64_t units, Take&& take, Leftover&& leftover, uint64_t* start) {
     Slot& slot = slots_.Mine();
-    uint64_t span = slot.span.load(std::memory_order_relaxed);
+    // acquire: invariant 4.
+    uint64_t span = slot.span.load(std::memory_order_acquire);
     for (;;) {
       const uint64_t cursor = span & 0xffffffffu, end = span >> 32;
       if (units <= end - cursor) {
         MEMREP_COUNT_SHARED_WRITE(concurrency::SharedWrite::kShardCursor);
-        // relaxed: invariant 2.
-        if (slot.span.compare_exchange_weak(span, span + units, std::memory_order_relaxed)) {
+        // acquire: invariant 4 (the positions need no more, invariant 2).
+        if (slot.span.compare_exchange_weak(span, span + units, std::memory_order_acquire)) {
           *start = cursor;
           return Status::OK();
         }
         continue;
       }
       concurrency::MutexLock lock(&slot.refill);
-      if (!Close(&slot, units, &span, leftover)) continue;  // room again: carve there
+      // Another thread of the slot may have refilled meanwhile.
+      span = slot.span.load(std::memory_order_acquire);  // invariant 4
+      if (units <= (span >> 32) - (span & 0xffffffffu)) continue;
       uint64_t chunk = 0, chunk_units = 0;
+      // The old chunk stays in place if take fails: smaller objects still
+      // fit in its rest.
       Status s = take(units, &chunk, &chunk_units);
       if (!s.ok()) return s;
+      Close(&slot, leftover);
       MEMREP_COUNT_SHARED_WRITE(concurrency::SharedWrite::kChunkRefill);
       // Under the refill lock, so a load and a store: no RMW needed.
       slot.taken.store(slot.taken.load(std::memory_order_relaxed) + chunk_units,
@@ -94,6 +103,13 @@ class ThreadChunks {
   Status Carve(uint64_t units, Take&& take, uint64_t* start) {
     return Carve(
         units, take, [](uint64_t, uint64_t) {}, start);
+  }
+
+  // The free room of the calling thread's chunk (a guess: another thread
+  // of its slot may carve meanwhile).
+  uint64_t Room() const {
+    const uint64_t span = slots_.Mine().span.load(std::memory_order_relaxed);
+    return (span >> 32) - (span & 0xffffffffu);
   }
 
   // Units handed out by Carve (leftovers included), summed over the slots.
@@ -122,26 +138,21 @@ class ThreadChunks {
     concurrency::Mutex refill;
   };
 
-  // Empties the slot's span, giving its rest to leftover, unless it has room
-  // for `units` again (another thread of the slot refilled): then false, with
-  // *span the span read. The CAS makes the rest this thread's alone: a
-  // carve of another thread of the slot either moved the cursor first (the
-  // CAS fails and reads again) or fails against the empty span.
+  // Empties the slot's span, giving its rest (if any) to leftover. The CAS
+  // makes the rest this thread's alone: a carve of another thread of the
+  // slot either moved the cursor first (the CAS fails and reads again) or
+  // fails against the empty span. Only refills change a span otherwise
+  // (invariant 2), and the caller holds the refill lock.
   template <typename Leftover>
-  static bool Close(Slot* slot, uint64_t units, uint64_t* span, Leftover& leftover)
-      REQUIRES(slot->refill) {
-    uint64_t now = slot->span.load(std::memory_order_relaxed);
+  static void Close(Slot* slot, Leftover& leftover) REQUIRES(slot->refill) {
+    uint64_t now = slot->span.load(std::memory_order_acquire);  // invariant 4
     for (;;) {
       const uint64_t cursor = now & 0xffffffffu, end = now >> 32;
-      if (units <= end - cursor) {
-        *span = now;
-        return false;
-      }
-      if (cursor == end) return true;
-      // relaxed: invariant 2.
-      if (slot->span.compare_exchange_weak(now, end << 32 | end, std::memory_order_relaxed)) {
+      if (cursor == end) return;
+      // acquire: invariant 4, for the span read again if it fails.
+      if (slot->span.compare_exchange_weak(now, end << 32 | end, std::memory_order_acquire)) {
         leftover(cursor, end - cursor);
-        return true;
+        return;
       }
     }
   }
