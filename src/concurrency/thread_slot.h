@@ -72,7 +72,7 @@ struct Returner {
   }
 };
 
-[[gnu::noinline]] inline uint32_t TakeSlot() {
+[[gnu::noinline, gnu::cold]] inline uint32_t TakeSlot() {
   const uint32_t slot = Registry::Get().Take();
   SlotPlusOne() = slot + 1;
   // Constructed on the first call only (a thread-local's dynamic init),

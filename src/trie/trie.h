@@ -53,6 +53,7 @@
 #include "memrep/entry.h"
 #include "memrep/status.h"
 #include "trie/node.h"
+#include "trie/race_points.h"
 
 namespace memrep::trie {
 

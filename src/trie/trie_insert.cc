@@ -138,6 +138,7 @@ Trie::Outcome Trie::SplitNode(Ref parent, uint8_t parent_label, Ref node, uint32
                               uint32_t at, Pending* e, Status* s) {
   MEMREP_ASSERT(parent != 0);  // the root has no prefix
   NodeHeader* p = NodeAt(parent);
+  MEMREP_TRIE_RACE_POINT(kBeforeLock);
   if (!Lock(p)) return Outcome::kRestart;
   if (FindChild(p, parent_label) != node) {
     Unlock(p);
@@ -185,6 +186,7 @@ Trie::Outcome Trie::AtLeaf(Ref node, uint8_t label, Ref leaf, uint32_t depth, Pe
   while (at < common && lk.at(at) == static_cast<uint8_t>(key[at])) ++at;
   if (at == lk.size && at == key.size()) return AddVersion(node, label, leaf, e, s);
   NodeHeader* x = NodeAt(node);
+  MEMREP_TRIE_RACE_POINT(kBeforeLock);
   if (!Lock(x)) return Outcome::kRestart;
   if (FindChild(x, label) != leaf) {
     Unlock(x);
@@ -229,6 +231,7 @@ Trie::Outcome Trie::AtLeaf(Ref node, uint8_t label, Ref leaf, uint32_t depth, Pe
 Trie::Outcome Trie::AddChild(Ref parent, uint8_t parent_label, Ref node, uint8_t label, Pending* e,
                              Status* s) {
   NodeHeader* x = NodeAt(node);
+  MEMREP_TRIE_RACE_POINT(kBeforeLock);
   if (!Lock(x)) return Outcome::kRestart;
   if (FindChild(x, label) != 0) {
     Unlock(x);
@@ -249,6 +252,7 @@ Trie::Outcome Trie::AddChild(Ref parent, uint8_t parent_label, Ref node, uint8_t
   Unlock(x);
   MEMREP_ASSERT(parent != 0);  // the root never fills
   NodeHeader* p = NodeAt(parent);
+  MEMREP_TRIE_RACE_POINT(kBeforeLock);
   if (!Lock(p)) return Outcome::kRestart;
   if (FindChild(p, parent_label) != node || !Lock(x)) {
     Unlock(p);
@@ -283,6 +287,7 @@ Trie::Outcome Trie::AddChild(Ref parent, uint8_t parent_label, Ref node, uint8_t
   x->lock.store(kObsolete | kLocked, std::memory_order_release);
   Unlock(x);
   Unlock(p);
+  MEMREP_TRIE_RACE_POINT(kBeforeRetire);
   Retire(node, x->kind);
   return Outcome::kDone;
 }
