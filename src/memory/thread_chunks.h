@@ -65,38 +65,8 @@ class ThreadChunks {
   template <typename Take, typename Leftover>
   Status Carve(uint64_t units, Take&& take, Leftover&& leftover, uint64_t* start) {
     Slot& slot = slots_.Mine();
-    // acquire: invariant 4.
-    uint64_t span = slot.span.load(std::memory_order_acquire);
-    for (;;) {
-      const uint64_t cursor = span & 0xffffffffu, end = span >> 32;
-      if (units <= end - cursor) {
-        MEMREP_COUNT_SHARED_WRITE(concurrency::SharedWrite::kShardCursor);
-        // acquire: invariant 4 (the positions need no more, invariant 2).
-        if (slot.span.compare_exchange_weak(span, span + units, std::memory_order_acquire)) {
-          *start = cursor;
-          return Status::OK();
-        }
-        continue;
-      }
-      concurrency::MutexLock lock(&slot.refill);
-      // Another thread of the slot may have refilled meanwhile.
-      span = slot.span.load(std::memory_order_acquire);  // invariant 4
-      if (units <= (span >> 32) - (span & 0xffffffffu)) continue;
-      uint64_t chunk = 0, chunk_units = 0;
-      // The old chunk stays in place if take fails: smaller objects still
-      // fit in its rest.
-      Status s = take(units, &chunk, &chunk_units);
-      if (!s.ok()) return s;
-      Close(&slot, leftover);
-      MEMREP_COUNT_SHARED_WRITE(concurrency::SharedWrite::kChunkRefill);
-      // Under the refill lock, so a load and a store: no RMW needed.
-      slot.taken.store(slot.taken.load(std::memory_order_relaxed) + chunk_units,
-                       std::memory_order_relaxed);
-      *start = chunk;
-      // release: invariant 4.
-      slot.span.store((chunk + chunk_units) << 32 | (chunk + units), std::memory_order_release);
-      return Status::OK();
-    }
+    if (CarveFrom(&slot, units, start)) return Status::OK();
+    return Refill(&slot, units, take, leftover, start);
   }
 
   template <typename Take>
@@ -137,6 +107,45 @@ class ThreadChunks {
     std::atomic<uint64_t> taken{0};
     concurrency::Mutex refill;
   };
+
+  // Hands out `units` from the slot's chunk if they fit: the whole path of
+  // an allocation but once per chunk, kept small so that it inlines.
+  static bool CarveFrom(Slot* slot, uint64_t units, uint64_t* start) {
+    // acquire: invariant 4.
+    uint64_t span = slot->span.load(std::memory_order_acquire);
+    while (units <= (span >> 32) - (span & 0xffffffffu)) {
+      MEMREP_COUNT_SHARED_WRITE(concurrency::SharedWrite::kShardCursor);
+      // acquire: invariant 4 (the positions need no more, invariant 2).
+      if (slot->span.compare_exchange_weak(span, span + units, std::memory_order_acquire)) {
+        *start = span & 0xffffffffu;
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // The chunk had no room: under the slot's refill lock, carves from the
+  // chunk another thread of the slot installed meanwhile, or takes a new one.
+  template <typename Take, typename Leftover>
+  [[gnu::noinline]] Status Refill(Slot* slot, uint64_t units, Take& take, Leftover& leftover,
+                                  uint64_t* start) {
+    concurrency::MutexLock lock(&slot->refill);
+    if (CarveFrom(slot, units, start)) return Status::OK();
+    uint64_t chunk = 0, chunk_units = 0;
+    // The old chunk stays in place if take fails: smaller objects still fit
+    // in its rest.
+    Status s = take(units, &chunk, &chunk_units);
+    if (!s.ok()) return s;
+    Close(slot, leftover);
+    MEMREP_COUNT_SHARED_WRITE(concurrency::SharedWrite::kChunkRefill);
+    // Under the refill lock, so a load and a store: no RMW needed.
+    slot->taken.store(slot->taken.load(std::memory_order_relaxed) + chunk_units,
+                      std::memory_order_relaxed);
+    *start = chunk;
+    // release: invariant 4.
+    slot->span.store((chunk + chunk_units) << 32 | (chunk + units), std::memory_order_release);
+    return Status::OK();
+  }
 
   // Empties the slot's span, giving its rest (if any) to leftover. The CAS
   // makes the rest this thread's alone: a carve of another thread of the
