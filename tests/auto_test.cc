@@ -212,20 +212,26 @@ TEST(AutoStats, CountsFromManyThreadsAreExactUpToSixteen) {
 
 TEST(AutoStats, ThreadsThatOnlyReadAreCountedAsReaders) {
   WorkloadRecorder recorder(/*bytewise=*/true);
+  // The writer stays alive until the reader is done: a thread's slot is
+  // given to the next new thread once it exits (ThreadSlot), and two live
+  // threads hold distinct slots (16 shards: fewer than 16 live threads).
+  std::atomic<bool> wrote{false}, read{false};
   std::thread writer([&] {
     for (int i = 0; i < 1000; ++i) recorder.Add(WorkloadRecorder::kInserts);
     for (int i = 0; i < 10; ++i) (void)recorder.CountGet();
+    wrote.store(true);
+    while (!read.load()) std::this_thread::yield();
   });
-  writer.join();
+  while (!wrote.load()) std::this_thread::yield();
   std::thread reader([&] {
     for (int i = 0; i < 300; ++i) (void)recorder.CountGet();
     recorder.Add(WorkloadRecorder::kSeeks, 7);
     recorder.Add(WorkloadRecorder::kSteps, 70);
   });
   reader.join();
+  read.store(true);
+  writer.join();
   const WorkloadStats s = recorder.Snapshot();
-  // Two fresh threads have distinct slots unless the process numbered 16
-  // threads between them (a test alone does not).
   EXPECT_EQ(s.writer_threads, 1u);
   EXPECT_EQ(s.reader_threads, 1u);
   EXPECT_EQ(s.gets, 310u);

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <map>
 #include <random>
 #include <string>
@@ -17,6 +18,7 @@
 #include "memory/arena.h"
 #include "registry/registry.h"
 #include "test_util.h"
+#include "trie/race_points.h"
 #include "trie/trie_rep.h"
 
 namespace memrep::trie {
@@ -320,6 +322,95 @@ TEST(Trie, InsideRocksDBATableConversionIsNotSupportedAndSaysWhy) {
   auto rep = Make(o, &arena, /*rows=*/true, nullptr, &s);
   EXPECT_TRUE(s.IsNotSupported()) << s.ToString();
   EXPECT_NE(s.ToString().find("adopt a memtable as a table"), std::string::npos);
+}
+
+// The same writers and readers with every race point widened: at each one a
+// thread yields or sleeps a few microseconds at random (race_points.h), so
+// interleavings that a plain run meets once in many (a node replaced between
+// a reader's load of its Ref and its read, a path checked and then walked
+// while nodes are replaced and reused, a slot filled between a writer's look
+// and its lock) happen many times a run. Needs a build with race points
+// (the ThreadSanitizer lane); elsewhere it is skipped.
+std::atomic<uint64_t> race_points_met{0};
+
+void WidenRace(RacePoint point) {
+  race_points_met.fetch_add(1, std::memory_order_relaxed);
+  thread_local std::minstd_rand rng(std::random_device{}());
+  const uint32_t r = rng() % 64;
+  if (r < 8) {
+    std::this_thread::yield();
+  } else if (r == 8 || (r == 9 && point == RacePoint::kBeforeRetire)) {
+    std::this_thread::sleep_for(std::chrono::microseconds(20));
+  }
+}
+
+// "r", then n as 2 bytes, big-endian: 256 children under each node of the
+// first byte. REQUIRES: n < 65536.
+std::string RaceKey(uint64_t n) { return {'r', char(n >> 8), char(n & 0xff)}; }
+
+TEST(Trie, WidenedRaceWindowsLoseNothingAndLeaveAValidStructure) {
+  if (!kRacePoints) GTEST_SKIP() << "race points are compiled in the ThreadSanitizer lane only";
+  SetRaceHook(&WidenRace);
+  for (bool rows : {true, false}) {
+    memory::Arena arena;
+    auto rep = Make(Small(uint64_t{64} << 20), &arena, rows);
+    constexpr int kWriters = 3, kPerWriter = 8000;
+    race_points_met.store(0);
+    std::atomic<bool> done{false};
+    std::vector<std::thread> threads;
+    for (int w = 0; w < kWriters; ++w) {
+      threads.emplace_back([&, w] {
+        // Keys that fill nodes one byte at a time: every node grows through
+        // each kind, so replacements (and reuse) are frequent.
+        for (int i = 0; i < kPerWriter; ++i) {
+          const std::string key = RaceKey(uint64_t(i) * kWriters + w);
+          if (!Put(rep.get(), rows, key, uint64_t(w) * kPerWriter + i + 1, "v").ok()) {
+            ADD_FAILURE() << "a unique key was refused";
+          }
+        }
+      });
+    }
+    for (int r = 0; r < 2; ++r) {
+      threads.emplace_back([&, r] {
+        auto it = rep->NewIterator();
+        uint64_t n = 0;
+        while (!done.load()) {
+          std::string last;
+          for (it->SeekToFirst(); it->Valid(); it->Next()) {
+            const std::string k(it->entry().user_key);
+            if (!last.empty() && k <= last) ADD_FAILURE() << "out of order or repeated";
+            last = k;
+          }
+          // Point reads: descents while nodes are replaced.
+          const std::string key = RaceKey((n++ * 7 + r) % 300);
+          rep->Get(InternalKey(key, kMaxSequenceNumber), nullptr,
+                   [](void*, const EntryView&) { return false; });
+        }
+      });
+    }
+    for (int w = 0; w < kWriters; ++w) threads[w].join();
+    done = true;
+    for (size_t t = kWriters; t < threads.size(); ++t) threads[t].join();
+    EXPECT_GT(race_points_met.load(), uint64_t{kWriters} * kPerWriter) << "the hook was called";
+    uint64_t checked = 0;
+    ASSERT_TRUE(rep->trie().Check(&checked).ok()) << rep->trie().Check().ToString();
+    EXPECT_EQ(checked, uint64_t{kWriters} * kPerWriter);
+    // Every key is there, found by a fresh descent and by a scan.
+    size_t scanned = 0;
+    auto it = rep->NewIterator();
+    for (it->SeekToFirst(); it->Valid(); it->Next()) ++scanned;
+    EXPECT_EQ(scanned, size_t{kWriters} * kPerWriter);
+    for (uint64_t k = 0; k < uint64_t{kWriters} * kPerWriter; k += 7) {
+      bool found = false;
+      rep->Get(InternalKey(RaceKey(k), kMaxSequenceNumber), &found,
+               [](void* arg, const EntryView&) {
+                 *static_cast<bool*>(arg) = true;
+                 return false;
+               });
+      EXPECT_TRUE(found) << "key " << k;
+    }
+  }
+  SetRaceHook(nullptr);
 }
 
 }  // namespace

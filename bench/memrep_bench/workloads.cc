@@ -1,9 +1,13 @@
 // The workload catalogue, key plans, and a whole run of one workload.
 #include "workloads.h"
 
+#include <sys/resource.h>
+
 #include <algorithm>
+#include <cstdio>
 
 #include "concurrency/background_pool.h"
+#include "concurrency/shared_writes.h"
 #include "progress.h"
 #include "workload_phases.h"
 
@@ -143,6 +147,43 @@ namespace {
 // time memrep's background pool spent meanwhile. The pool is drained after
 // the rep is gone, so that the cancelled remains of its work are counted
 // here and not in the next workload.
+uint64_t MinorFaults() {
+  struct rusage usage {};
+  ::getrusage(RUSAGE_SELF, &usage);
+  return static_cast<uint64_t>(usage.ru_minflt);
+}
+
+// A build with MEMREP_COUNT_SHARED=ON (the contention audit, docs/trie.md)
+// prints, for each timed phase, the shared writes it counted and the minor
+// page faults the process took, per counted operation, on stderr.
+class SharedWriteReport {
+ public:
+  SharedWriteReport() {
+    if (concurrency::kCountingSharedWrites) {
+      before_ = concurrency::SharedWriteTotalsNow();
+      faults_ = MinorFaults();
+    }
+  }
+  void Print(const std::string& label, const Measurement& m) const {
+    if (!concurrency::kCountingSharedWrites || !m.ok || m.ops == 0) return;
+    const concurrency::SharedWriteTotals after = concurrency::SharedWriteTotalsNow();
+    const double ops = double(m.ops);
+    std::fprintf(stderr, "shared writes per op: %s threads=%u ops=%llu minflt=%.4f", label.c_str(),
+                 m.threads, static_cast<unsigned long long>(m.ops),
+                 double(MinorFaults() - faults_) / ops);
+    for (size_t i = 0; i < static_cast<size_t>(concurrency::SharedWrite::kCount); ++i) {
+      const uint64_t n = after.n[i] - before_.n[i];
+      if (n != 0)
+        std::fprintf(stderr, " %s=%.4g", concurrency::kSharedWriteNames[i], double(n) / ops);
+    }
+    std::fprintf(stderr, "\n");
+  }
+
+ private:
+  concurrency::SharedWriteTotals before_;
+  uint64_t faults_ = 0;
+};
+
 template <typename Fn>
 Measurement WithBackgroundCpu(Fn&& run) {
   concurrency::BackgroundPool& pool = concurrency::BackgroundPool::Shared();
@@ -207,7 +248,9 @@ Measurement RunRepWorkload(const WorkloadInfo& workload, const RepFactory& facto
     }
   }
   const double create_micros = rep->create_micros();
+  const SharedWriteReport shared_writes;
   m = RunPhase(workload, *rep, input);
+  shared_writes.Print(input.label, m);
   m.create_micros = create_micros;
   m.destroy_micros = rep->Destroy();
   return m;

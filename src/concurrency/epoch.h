@@ -43,6 +43,7 @@
 #include <cstdint>
 
 #include "concurrency/per_thread.h"
+#include "concurrency/shared_writes.h"
 
 namespace memrep::concurrency {
 
@@ -69,7 +70,10 @@ class EpochDomain {
 
   // The stamp for an object unlinked just now (invariant 2): advances the
   // epoch and returns the value before.
-  uint64_t Advance() { return epoch_.fetch_add(1, std::memory_order_seq_cst); }
+  uint64_t Advance() {
+    MEMREP_COUNT_SHARED_WRITE(SharedWrite::kEpochAdvance);
+    return epoch_.fetch_add(1, std::memory_order_seq_cst);
+  }
 
   // Whether an object retired with this stamp can be reused: no claimed slot
   // holds an epoch <= stamp.
@@ -97,6 +101,7 @@ class EpochDomain {
       uint64_t expected = 0;
       uint64_t e = epoch_.load(std::memory_order_seq_cst);
       if (slots_[i].epoch.compare_exchange_strong(expected, e, std::memory_order_seq_cst)) {
+        MEMREP_COUNT_SHARED_WRITE(SharedWrite::kEpochAnnounce);
         // Read the epoch again until it matches the announcement: the last
         // read then either reads from (or after) an Advance, which makes the
         // unlinking before that Advance visible to this guard's reads, or
@@ -108,6 +113,7 @@ class EpochDomain {
         }
         return i;
       }
+      MEMREP_COUNT_SHARED_WRITE(SharedWrite::kEpochSlotTaken);
       i = (i + 1) % kSlots;
     }
   }

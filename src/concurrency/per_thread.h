@@ -9,12 +9,12 @@
 // Invariants:
 //   1. Every element starts on a cache-line boundary and no two elements
 //      share a cache line: sizeof(Padded) is a multiple of kCacheLine.
-//   2. A thread's index is ThreadSlot() % N, fixed for the thread's life, so
-//      the first N threads of a process use N different elements; thread
-//      N + k shares element k's line with the thread that has slot k.
-//      (ThreadSlot() never reuses a number, so in a long-lived process the
-//      threads that are busy now need not be the first N: sharing is allowed
-//      and correct, only slower. Each user says what sharing costs it.)
+//   2. A thread's index is ThreadSlot() % N, fixed for the thread's life.
+//      ThreadSlot() gives live threads the smallest free numbers and takes
+//      them back at thread exit, so while at most N threads are alive they
+//      use N different elements; with more, some share one (slots k and
+//      N + k): allowed and correct, only slower. Each user says what sharing
+//      costs it.
 #pragma once
 
 #include <array>

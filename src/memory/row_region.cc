@@ -6,6 +6,7 @@
 #include <bit>
 #include <string>
 
+#include "concurrency/shared_writes.h"
 #include "util/assert.h"
 
 namespace memrep::memory {
@@ -18,7 +19,9 @@ RowRegion::RowRegion(Allocator* allocator, size_t chunk_bytes, size_t header_byt
       shift_(static_cast<uint32_t>(std::countr_zero(chunk_bytes / unit))),
       chunk_units_(chunk_bytes / unit),
       mask_(chunk_units_ - 1),
-      max_chunks_(std::min(max_bytes, MaxBytes(unit)) / chunk_bytes) {
+      // Invariant 3: the last chunk's end is below 2^32 units.
+      max_chunks_(std::min(std::min(max_bytes, MaxBytes(unit)) / chunk_bytes,
+                           (uint64_t{1} << 32) / chunk_units_ - 1)) {
   MEMREP_ASSERT(std::has_single_bit(chunk_bytes) && chunk_bytes >= 4096);
   MEMREP_ASSERT(header_bytes % 4 == 0);
   MEMREP_ASSERT(unit == 4 || unit == 8);
@@ -66,6 +69,7 @@ Status RowRegion::Grab(size_t bytes, uint64_t* ref) {
                           std::to_string((max_chunks_ * chunk_units_) << unit_shift_) +
                           " bytes of address space) is exhausted: switch to a new memtable");
     }
+    MEMREP_COUNT_SHARED_WRITE(concurrency::SharedWrite::kRowRegionChunk);
   } while (!next_chunk_.compare_exchange_weak(slot, slot + 1, std::memory_order_relaxed));
   char* memory = allocator_->AllocateAligned(bytes);
   if (memory == nullptr) {
@@ -73,6 +77,7 @@ Status RowRegion::Grab(size_t bytes, uint64_t* ref) {
     // would need the memory that just ran out.
     return Status::OutOfMemory("could not allocate memory for the memtable's rows");
   }
+  MEMREP_COUNT_SHARED_WRITE(concurrency::SharedWrite::kRowRegionChunk);
   chunk_memory_.fetch_add(bytes, std::memory_order_relaxed);  // relaxed: a statistic
   table_[slot] = memory;
   *ref = slot << shift_;
@@ -99,12 +104,11 @@ Status RowRegion::AllocateMany(const size_t* row_bytes, size_t n, RowRef* refs, 
       if (s.ok()) refs[i++] = static_cast<RowRef>(start);
       continue;
     }
-    // As many small nodes as fit in the room the shard's chunk seems to have,
-    // or in a whole new chunk if not even the first does. Bump checks again:
-    // if another thread of the shard took the room meanwhile, the stretch
-    // (never more than a chunk) starts a new chunk.
-    const uint64_t cursor = shards_.Mine().cursor.load(std::memory_order_relaxed);
-    const uint64_t room = cursor == 0 ? 0 : ChunkEnd(cursor) - cursor;
+    // As many small nodes as fit in the room the thread's chunk seems to
+    // have, or in a whole new chunk if not even the first does. Bump checks
+    // again: if another thread of the slot took the room meanwhile, the
+    // stretch (never more than a chunk) starts a new chunk.
+    const uint64_t room = chunks_.Room();
     const uint64_t limit = first <= room ? room : chunk_units_;
     uint64_t total = first;
     size_t end = i + 1;
@@ -125,30 +129,16 @@ Status RowRegion::AllocateMany(const size_t* row_bytes, size_t n, RowRef* refs, 
 }
 
 Status RowRegion::Bump(uint64_t units, uint64_t* start) {
-  Shard& shard = shards_.Mine();
-  // acquire, pairing with the release that installs a chunk: a thread that
-  // allocates in a chunk another thread took sees its table slot. A node's
-  // contents are published by the rep's own release operations.
-  uint64_t cursor = shard.cursor.load(std::memory_order_acquire);
-  for (;;) {
-    if (cursor != 0 && cursor + units <= ChunkEnd(cursor)) {
-      if (shard.cursor.compare_exchange_weak(cursor, cursor + units, std::memory_order_acquire)) {
-        *start = cursor;
-        return Status::OK();
-      }
-      continue;
-    }
-    uint64_t chunk;
-    Status s = Grab(chunk_units_ << unit_shift_, &chunk);
-    if (!s.ok()) return s;
-    if (shard.cursor.compare_exchange_strong(cursor, chunk + units, std::memory_order_acq_rel,
-                                             std::memory_order_acquire)) {
-      *start = chunk;
-      return Status::OK();
-    }
-    // Another thread of this shard moved the cursor first: its chunk is used
-    // and this one is left unused (taken from the allocator, never touched).
-  }
+  // A new chunk is a table slot's whole chunk; the rest of the old one stays
+  // unused (never touched, so its pages are not made resident).
+  return chunks_.Carve(
+      units,
+      [this](uint64_t, uint64_t* chunk, uint64_t* chunk_units) {
+        Status s = Grab(chunk_units_ << unit_shift_, chunk);
+        if (s.ok()) *chunk_units = chunk_units_;
+        return s;
+      },
+      start);
 }
 
 }  // namespace memrep::memory

@@ -11,7 +11,8 @@
 //            node = table[r >> shift] + (r & mask) * unit; chunk 0 is never
 //            used, so ref 0 means none
 //   node:    [ header (header_bytes) | row ... ]   Row(r) = At(r) + header_bytes
-//   shard i: cursor -> the next free unit of the chunk its threads fill
+//   thread slots: ThreadChunks (thread_chunks.h): the free part of the
+//            chunk the slot's threads fill, [cursor, end) in refs
 //
 // A node bigger than a quarter chunk gets an allocation of its own, entered
 // in one chunk slot however big it is: only the node's start is ever named
@@ -19,17 +20,24 @@
 // size.
 //
 // Thread safety: Allocate from any thread. Each thread allocates from the
-// shard of its ThreadSlot by moving that shard's cursor (a CAS that threads
-// only contend on when they share a shard); a shard takes a new chunk (one
-// CAS for its index, one allocation) once per chunk, not per node. At from
-// any thread, for a ref whose node that thread has seen published.
+// chunk of its thread slot (ThreadChunks: a CAS on its own line, which
+// threads only contend on when their slots collide); a slot takes a new
+// chunk (one CAS for its index, one allocation, one add to the bytes) once
+// per chunk, not per node, under its refill lock. At from any thread, for a
+// ref whose node that thread has seen published.
 // Invariants:
 //  1. Chunks are chunk_units_ long in ref space and start at multiples of it,
 //     so a cursor strictly inside a chunk, or at its end, names the chunk.
 //  2. A chunk's table slot is written once, before any ref into it is handed
-//     out. Refs reach other threads only inside published nodes (release
-//     stores the reader pairs with acquire loads), so a reader that follows a
-//     ref also sees the slot. A table slot is never rewritten.
+//     out: before the chunk is installed in a thread slot, whose carves read
+//     it with acquire (ThreadChunks, invariant 4), so a thread that carves
+//     from a chunk another thread of its slot took sees the table slot.
+//     Refs reach other threads only inside published nodes (release stores
+//     the reader pairs with acquire loads), so a reader that follows a ref
+//     also sees the slot. A table slot is never rewritten.
+//  3. Refs of chunk ends fit ThreadChunks' 32-bit positions: the last chunk
+//     ends below 2^32 units (one chunk of the address space is left unused
+//     for it).
 // Limits: max_bytes of address space (at most 2^32 units: 32 GiB, or 16 GiB
 // with 4-byte units). Past half
 // of it NearlyFull() is true, so the memtable gets switched while writes in
@@ -41,7 +49,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "concurrency/per_thread.h"
+#include "memory/thread_chunks.h"
 #include "memrep/rep.h"
 #include "memrep/status.h"
 
@@ -104,17 +112,10 @@ class RowRegion {
   static size_t ChunkBytesFor(uint64_t write_buffer_size);
 
  private:
-  static constexpr size_t kShards = 16;
-  struct Shard {
-    // The ref of the shard's next free unit; 0 before its first chunk.
-    std::atomic<uint64_t> cursor{0};
-  };
-
   // Takes a chunk slot with `bytes` of memory; the ref of its start in *ref.
   Status Grab(size_t bytes, uint64_t* ref);
-  // Reserves `units` consecutive units in the calling thread's shard: in its
-  // chunk if they fit, else at the start of a new chunk. REQUIRES: units <=
-  // chunk_units_.
+  // Reserves `units` consecutive units in the calling thread's chunk if they
+  // fit, else at the start of a new chunk. REQUIRES: units <= chunk_units_.
   Status Bump(uint64_t units, uint64_t* start);
   uint64_t Units(size_t row_bytes) const {
     const size_t unit = size_t{1} << unit_shift_;
@@ -122,9 +123,6 @@ class RowRegion {
   }
   // Whether a node of `units` gets an allocation of its own.
   bool Big(uint64_t units) const { return units > chunk_units_ / 4; }
-  uint64_t ChunkEnd(uint64_t cursor) const {
-    return cursor == 0 ? 0 : ((cursor - 1) / chunk_units_ + 1) * chunk_units_;
-  }
 
   Allocator* const allocator_;
   const size_t header_bytes_;
@@ -134,7 +132,7 @@ class RowRegion {
   const uint64_t mask_;  // chunk_units_ - 1
   const uint64_t max_chunks_;
   char** table_ = nullptr;  // max_chunks_ slots, a fresh anonymous mapping
-  concurrency::PerThread<Shard, kShards> shards_;
+  ThreadChunks chunks_;
   alignas(concurrency::kCacheLine) std::atomic<uint64_t> next_chunk_{1};  // chunk 0: null
   std::atomic<size_t> chunk_memory_{0};
 };

@@ -12,6 +12,7 @@
 #include <string>
 #include <system_error>
 
+#include "concurrency/shared_writes.h"
 #include "memory/populate.h"
 
 namespace memrep::memory {
@@ -243,6 +244,7 @@ Status VmRegion::Bump(uint64_t bytes, uint64_t limit, uint64_t* offset) {
       Status s = Commit(start + bytes);
       if (!s.ok()) return s;
     }
+    MEMREP_COUNT_SHARED_WRITE(concurrency::SharedWrite::kRegionCursor);
     if (used_.compare_exchange_weak(start, start + bytes, std::memory_order_relaxed)) {
       *offset = start;
       return Status::OK();
@@ -260,6 +262,7 @@ Status VmRegion::Commit(uint64_t end) {
   while (claimed < end) {
     // end <= capacity_ <= commit_limit, so target >= end > claimed.
     const uint64_t target = std::min(RoundUp(end, kCommitStep), commit_limit);
+    MEMREP_COUNT_SHARED_WRITE(concurrency::SharedWrite::kRegionCommit);
     if (!committed_.compare_exchange_weak(claimed, target, std::memory_order_relaxed)) continue;
     Status s = Populate(claimed, target);
     if (!s.ok()) {

@@ -45,12 +45,15 @@
 #include "concurrency/epoch.h"
 #include "concurrency/mutex.h"
 #include "concurrency/per_thread.h"
+#include "concurrency/shared_writes.h"
 #include "format/coding.h"
 #include "format/key_order.h"
+#include "memory/thread_chunks.h"
 #include "memory/vm_region.h"
 #include "memrep/entry.h"
 #include "memrep/status.h"
 #include "trie/node.h"
+#include "trie/race_points.h"
 
 namespace memrep::trie {
 
@@ -192,6 +195,12 @@ class Trie {
   // ---- Statistics ----
 
   uint64_t NumEntries() const;
+  // The region's used bytes: writers' chunks counted whole when taken.
+  // One load of a line written once per chunk: RocksDB reads the memory
+  // usage after every write, so a sum over per-thread lines (ThreadChunks::
+  // CarvedUnits) would cost each write a miss per writer. What it counts
+  // beyond what is carved is at most a chunk per writer thread (1/1024 of
+  // the memtable each, ChunkBytesFor).
   uint64_t BytesUsed() const { return region_->used(); }
   // Nodes replaced so far; a path taken when it read the same is still valid.
   uint64_t Replacements() const { return replacements_.load(std::memory_order_seq_cst); }
@@ -212,7 +221,7 @@ class Trie {
  private:
   Trie(memory::VmRegion* region, Mode mode, bool reverse, uint64_t reserve, Ref root,
        uint64_t chunk_bytes);
-  bool TakeFreeBlock(uint64_t units, uint64_t* start, uint64_t* chunk_units) EXCLUDES(free_mu_);
+  bool TakeFreeBlock(uint64_t units, uint64_t* start, uint64_t* chunk_units);
 
   enum class Outcome { kDone, kRestart };
   struct Pending;  // an insert on its way down
@@ -289,9 +298,14 @@ class Trie {
 
   bool Lock(NodeHeader* n) const;  // false: obsolete
   static void Unlock(NodeHeader* n);
-  Status AllocNode(Kind kind, Ref* ref) EXCLUDES(free_mu_);
-  Status Bump(uint64_t bytes, bool from_reserve, Ref* ref) EXCLUDES(free_mu_);
-  void Retire(Ref node, Kind kind) EXCLUDES(free_mu_);
+  struct Reclaim;
+  Status AllocNode(Kind kind, Ref* ref);
+  Status Bump(uint64_t bytes, bool from_reserve, Ref* ref);
+  void Retire(Ref node, Kind kind);
+  // Stamps the pending nodes with one epoch advance and moves the limbo's
+  // safe ones to the free lists.
+  void StampPending(Reclaim* r) REQUIRES(r->mu);
+  void KeepLeftover(uint64_t start, uint64_t units);
   void CountEntry();
 
   memory::VmRegion* const region_;
@@ -303,31 +317,50 @@ class Trie {
   const Ref root_;
   std::atomic<bool> frozen_{false};
   mutable concurrency::EpochDomain epochs_;
+  // Nodes replaced so far. One shared line, written once per replacement
+  // (about 0.03 per insert, docs/trie.md), not per insert: per-thread
+  // counters would make every iterator step sum kSlots lines instead.
+  // relaxed RMW: it is ordered for readers by the epoch advance that follows
+  // it in the same thread before the node can be reused (Retire).
   std::atomic<uint64_t> replacements_{0};
 
-  // Replaced nodes: waiting for readers (limbo), then ready for reuse.
-  // free_mu_ is taken after a shard's refill lock, never before it.
+  // Replaced nodes, per thread (docs/trie.md, Reclamation): pending (not
+  // yet stamped), then in limbo with the stamp of the epoch advance that
+  // followed their unlinking, then free for reuse by the threads of this
+  // slot once no reader can hold them. A slot's lock is taken after the
+  // slot's chunk refill lock (ThreadChunks), never before it; threads whose
+  // slots collide share a Reclaim: correct, they only contend on its lock.
   struct Retired {
     Ref node;
     Kind kind;
     uint64_t stamp;
   };
-  concurrency::Mutex free_mu_;
-  std::vector<Retired> limbo_ GUARDED_BY(free_mu_);
-  std::vector<Ref> free_[kKinds] GUARDED_BY(free_mu_);
-  std::atomic<uint64_t> free_blocks_{0};  // in free_, for a check without the lock
-
-  static constexpr size_t kShards = 16;
-  // A writer's chunk. The span moves by CAS without the lock; refill makes
-  // one thread at a time install a new chunk (the others wait for it and
-  // take from it rather than each taking a chunk of its own). Threads that
-  // share a shard (PerThread, invariant 2) share its chunk: correct, their
-  // CASes only contend.
-  struct CellShard {
-    std::atomic<uint64_t> span{0};
-    concurrency::Mutex refill;
+  struct Reclaim {
+    concurrency::Mutex mu;
+    std::vector<Retired> pending GUARDED_BY(mu);
+    std::vector<Retired> limbo GUARDED_BY(mu);
+    std::vector<Ref> free[kKinds] GUARDED_BY(mu);
+    // Rests of chunks that an allocation did not fit in (start, units):
+    // never handed out, so free at once.
+    std::vector<std::pair<Ref, uint32_t>> spare GUARDED_BY(mu);
+    // Blocks in `free` and `spare`, for a check without the lock (relaxed: a
+    // hint; the lists are read under the lock).
+    std::atomic<uint32_t> free_blocks{0};
   };
-  concurrency::PerThread<CellShard, kShards> shards_;
+  // Nodes stamped per epoch advance: an advance costs a shared seq_cst RMW
+  // and a miss in every other thread's next announcement.
+  static constexpr size_t kStampBatch = 8;
+  // A limbo this long is checked against the oldest announced epoch.
+  static constexpr size_t kLimboCheck = 32;
+  static constexpr size_t kReclaimSlots = 16;
+  concurrency::PerThread<Reclaim, kReclaimSlots> reclaim_;
+
+  // Writers' allocations: per-thread chunks of the region, of spare rests
+  // of chunks or of replaced nodes' blocks (memory/thread_chunks.h); nodes
+  // in chunks of their own, so that the nodes a descent reads lie together
+  // on fewer lines and pages than if rows came between them.
+  memory::ThreadChunks node_chunks_;
+  memory::ThreadChunks cell_chunks_;
 
   static constexpr size_t kCounterShards = 16;
   // Entries inserted, per thread, summed by NumEntries (relaxed: a count

@@ -9,6 +9,8 @@
 
 namespace memrep::trie {
 
+using concurrency::SharedWrite;
+
 // An insert on its way down: the key, and what it brings (a row's cell, or
 // a view's version and, once one is needed, its leaf).
 struct Trie::Pending {
@@ -19,7 +21,10 @@ struct Trie::Pending {
   uint32_t leaf_from = 0;
 };
 
-void Trie::CountEntry() { entries_.Mine().fetch_add(1, std::memory_order_relaxed); }
+void Trie::CountEntry() {
+  MEMREP_COUNT_SHARED_WRITE(SharedWrite::kEntryCount);
+  entries_.Mine().fetch_add(1, std::memory_order_relaxed);
+}
 
 uint64_t Trie::NumEntries() const {
   uint64_t n = 0;
@@ -133,6 +138,7 @@ Trie::Outcome Trie::SplitNode(Ref parent, uint8_t parent_label, Ref node, uint32
                               uint32_t at, Pending* e, Status* s) {
   MEMREP_ASSERT(parent != 0);  // the root has no prefix
   NodeHeader* p = NodeAt(parent);
+  MEMREP_TRIE_RACE_POINT(kBeforeLock);
   if (!Lock(p)) return Outcome::kRestart;
   if (FindChild(p, parent_label) != node) {
     Unlock(p);
@@ -180,6 +186,7 @@ Trie::Outcome Trie::AtLeaf(Ref node, uint8_t label, Ref leaf, uint32_t depth, Pe
   while (at < common && lk.at(at) == static_cast<uint8_t>(key[at])) ++at;
   if (at == lk.size && at == key.size()) return AddVersion(node, label, leaf, e, s);
   NodeHeader* x = NodeAt(node);
+  MEMREP_TRIE_RACE_POINT(kBeforeLock);
   if (!Lock(x)) return Outcome::kRestart;
   if (FindChild(x, label) != leaf) {
     Unlock(x);
@@ -224,6 +231,7 @@ Trie::Outcome Trie::AtLeaf(Ref node, uint8_t label, Ref leaf, uint32_t depth, Pe
 Trie::Outcome Trie::AddChild(Ref parent, uint8_t parent_label, Ref node, uint8_t label, Pending* e,
                              Status* s) {
   NodeHeader* x = NodeAt(node);
+  MEMREP_TRIE_RACE_POINT(kBeforeLock);
   if (!Lock(x)) return Outcome::kRestart;
   if (FindChild(x, label) != 0) {
     Unlock(x);
@@ -232,13 +240,19 @@ Trie::Outcome Trie::AddChild(Ref parent, uint8_t parent_label, Ref node, uint8_t
   if (!Full(x)) {
     Ref leaf = 0;
     *s = MakeLeaf(e, x->end_depth + 1, &leaf);
-    if (s->ok()) AppendChild(x, label, leaf);
+    if (s->ok()) {
+      // A small kind writes the label, the child and the count; a K48 the
+      // child, the count and the index; a K256 the slot.
+      MEMREP_COUNT_SHARED_WRITE(SharedWrite::kNodeWrite, x->kind == Kind::kK256 ? 1 : 3);
+      AppendChild(x, label, leaf);
+    }
     Unlock(x);
     return Outcome::kDone;
   }
   Unlock(x);
   MEMREP_ASSERT(parent != 0);  // the root never fills
   NodeHeader* p = NodeAt(parent);
+  MEMREP_TRIE_RACE_POINT(kBeforeLock);
   if (!Lock(p)) return Outcome::kRestart;
   if (FindChild(p, parent_label) != node || !Lock(x)) {
     Unlock(p);
@@ -269,9 +283,11 @@ Trie::Outcome Trie::AddChild(Ref parent, uint8_t parent_label, Ref node, uint8_t
   }
   AppendChild(b, label, leaf);
   SetChild(p, parent_label, bigger);  // release: the copy is complete
+  MEMREP_COUNT_SHARED_WRITE(SharedWrite::kNodeWrite);
   x->lock.store(kObsolete | kLocked, std::memory_order_release);
   Unlock(x);
   Unlock(p);
+  MEMREP_TRIE_RACE_POINT(kBeforeRetire);
   Retire(node, x->kind);
   return Outcome::kDone;
 }
@@ -288,7 +304,10 @@ Trie::Outcome Trie::AddValue(Ref node, Pending* e, Status* s) {
   }
   Ref leaf = 0;
   *s = MakeLeaf(e, static_cast<uint32_t>(e->key.size()), &leaf);
-  if (s->ok()) x->value.store(leaf, std::memory_order_release);
+  if (s->ok()) {
+    MEMREP_COUNT_SHARED_WRITE(SharedWrite::kNodeWrite);
+    x->value.store(leaf, std::memory_order_release);
+  }
   Unlock(x);
   return Outcome::kDone;
 }
@@ -318,6 +337,7 @@ Trie::Outcome Trie::AddVersion(Ref node, int label, Ref leaf, Pending* e, Status
         return Outcome::kRestart;
       }
       NextLink(e->version).store(head, std::memory_order_relaxed);
+      MEMREP_COUNT_SHARED_WRITE(SharedWrite::kNodeWrite);
       slot->store(e->version | kLeafBit, std::memory_order_release);
       Unlock(x);
       *s = Status::OK();
@@ -338,6 +358,7 @@ Trie::Outcome Trie::AddVersion(Ref node, int label, Ref leaf, Pending* e, Status
       return Outcome::kDone;
     }
     NextLink(e->version).store(cur, std::memory_order_relaxed);
+    MEMREP_COUNT_SHARED_WRITE(SharedWrite::kVersionLink);
     if (link->compare_exchange_weak(cur, e->version, std::memory_order_release,
                                     std::memory_order_acquire)) {
       *s = Status::OK();

@@ -86,6 +86,7 @@ void TrieIterator::Next() {
   }
   Trie::ReadGuard guard(t_);
   Recheck();
+  MEMREP_TRIE_RACE_POINT(kAfterRecheck);
   Land(Following(true), true);
 }
 
@@ -99,6 +100,7 @@ void TrieIterator::Prev() {
   }
   Trie::ReadGuard guard(t_);
   Recheck();
+  MEMREP_TRIE_RACE_POINT(kAfterRecheck);
   Land(Following(false), false);
 }
 

@@ -19,6 +19,7 @@ bool Trie::DescendStep(std::string_view key, Ref* node, uint32_t* depth, Ref* fo
   }
   const Ref child = FindChild(n, static_cast<uint8_t>(key[end]));
   if (child == 0) return true;
+  MEMREP_TRIE_RACE_POINT(kReaderStep);
   *node = child;
   *depth = end + 1;
   if (IsLeaf(child)) {
