@@ -41,6 +41,8 @@ import compare_render as render
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 MATRIX = os.path.join(ROOT, "bench", "matrix", "matrix.py")
+sys.path.insert(0, os.path.dirname(MATRIX))
+from matrix import list_reps  # noqa: E402  (memrep_bench --list_reps, as the matrix reads it)
 # memrep_phased: one round, 1 MiB memtables, 6 switches a phase: about a
 # second per rep, and enough switches for Auto to settle in every phase.
 PHASED_FLAGS = {"rounds": 1, "write_buffer_size": 1 << 20, "switches_per_phase": 6}
@@ -95,12 +97,6 @@ def run_matrix(a, out):
         raise SystemExit(2)
     with open(os.path.join(out, "matrix", "matrix.json")) as f:
         return json.load(f)
-
-
-def list_reps(bench):
-    out = subprocess.run([bench, "--list_reps"], capture_output=True, text=True, timeout=60,
-                         check=True, stdin=subprocess.DEVNULL).stdout
-    return json.loads(out)["reps"]
 
 
 def run_phased(a, listed, tmp):
