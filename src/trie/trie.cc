@@ -22,7 +22,8 @@ Trie::Trie(memory::VmRegion* region, Mode mode, bool reverse, uint64_t reserve, 
       mode_(mode),
       reverse_(reverse),
       limit_(region->capacity() > reserve ? region->capacity() - reserve : 0),
-      root_(root) {}
+      root_(root),
+      protocol_(reinterpret_cast<const NodeHeader*>(region->base() + OffsetOf(root))) {}
 
 Status Trie::Create(memory::VmRegion* region, Mode mode, bool reverse, uint64_t reserve,
                     uint64_t chunk_bytes, std::unique_ptr<Trie>* out) {

@@ -6,7 +6,7 @@
 //   region:  [ meta ][ root: K256 ][ nodes, leaves, versions, rows ... ]
 //   descent: root ─label─► node ─prefix bytes, label─► ... ─► leaf ─► versions
 //
-// Concurrency (docs/trie.md gives the whole protocol):
+// Concurrency (protocol.h holds the whole protocol; docs/trie.md explains it):
 //  - Readers take no lock: every object is fully written before its Ref is
 //    published with a release store (a child slot, a node's value, a leaf's
 //    head, a version's next), and read through acquire loads.
@@ -42,8 +42,6 @@
 #include <utility>
 #include <vector>
 
-#include "concurrency/epoch.h"
-#include "concurrency/mutex.h"
 #include "concurrency/per_thread.h"
 #include "concurrency/shared_writes.h"
 #include "format/coding.h"
@@ -53,6 +51,7 @@
 #include "memrep/entry.h"
 #include "memrep/status.h"
 #include "trie/node.h"
+#include "trie/protocol.h"
 #include "trie/race_points.h"
 
 namespace memrep::trie {
@@ -103,20 +102,15 @@ class Trie {
 
   // Ends writing: readers stop announcing epochs (nothing is retired any
   // more). REQUIRES: no insert runs or follows.
-  void Freeze() { frozen_.store(true, std::memory_order_release); }
-  bool frozen() const { return frozen_.load(std::memory_order_acquire); }
+  void Freeze() { protocol_.Freeze(); }
+  bool frozen() const { return protocol_.frozen(); }
 
   // ---- Reading (any thread, inside a ReadGuard) ----
 
   // Held while Refs to nodes are in use. Free once frozen.
-  class ReadGuard {
+  class ReadGuard : public Protocol::ReadGuard {
    public:
-    explicit ReadGuard(const Trie& t)
-        : guard_(t.frozen() ? concurrency::EpochDomain::Guard()
-                            : concurrency::EpochDomain::Guard(t.epochs_)) {}
-
-   private:
-    concurrency::EpochDomain::Guard guard_;
+    explicit ReadGuard(const Trie& t) : Protocol::ReadGuard(t.protocol_) {}
   };
 
   // The leaf of this user key, or 0.
@@ -202,8 +196,9 @@ class Trie {
   // beyond what is carved is at most a chunk per writer thread (1/1024 of
   // the memtable each, ChunkBytesFor).
   uint64_t BytesUsed() const { return region_->used(); }
-  // Nodes replaced so far; a path taken when it read the same is still valid.
-  uint64_t Replacements() const { return replacements_.load(std::memory_order_seq_cst); }
+  // The locks, guards, replacement stamps and reclamation every reader and
+  // writer follows.
+  const Protocol& protocol() const { return protocol_; }
 
   // Walks every node, leaf and version: Corruption naming the first fault
   // found. *entries (if given) gets the versions counted. REQUIRES: no
@@ -221,7 +216,6 @@ class Trie {
  private:
   Trie(memory::VmRegion* region, Mode mode, bool reverse, uint64_t reserve, Ref root,
        uint64_t chunk_bytes);
-  bool TakeFreeBlock(uint64_t units, uint64_t* start, uint64_t* chunk_units);
 
   enum class Outcome { kDone, kRestart };
   struct Pending;  // an insert on its way down
@@ -296,16 +290,10 @@ class Trie {
   static void SetChild(NodeHeader* n, uint8_t label, Ref child);
   Ref Descend(Ref x, uint32_t depth, bool first, Path* path) const;
 
-  bool Lock(NodeHeader* n) const;  // false: obsolete
-  static void Unlock(NodeHeader* n);
-  struct Reclaim;
+  bool Lock(NodeHeader* n) const { return protocol_.Lock(n); }  // false: obsolete
+  static void Unlock(NodeHeader* n) { Protocol::Unlock(n); }
   Status AllocNode(Kind kind, Ref* ref);
   Status Bump(uint64_t bytes, bool from_reserve, Ref* ref);
-  void Retire(Ref node, Kind kind);
-  // Stamps the pending nodes with one epoch advance and moves the limbo's
-  // safe ones to the free lists.
-  void StampPending(Reclaim* r) REQUIRES(r->mu);
-  void KeepLeftover(uint64_t start, uint64_t units);
   void CountEntry();
 
   memory::VmRegion* const region_;
@@ -315,45 +303,7 @@ class Trie {
   const bool reverse_;
   const uint64_t limit_;  // what rows and leaves may use of the region
   const Ref root_;
-  std::atomic<bool> frozen_{false};
-  mutable concurrency::EpochDomain epochs_;
-  // Nodes replaced so far. One shared line, written once per replacement
-  // (about 0.03 per insert, docs/trie.md), not per insert: per-thread
-  // counters would make every iterator step sum kSlots lines instead.
-  // relaxed RMW: it is ordered for readers by the epoch advance that follows
-  // it in the same thread before the node can be reused (Retire).
-  std::atomic<uint64_t> replacements_{0};
-
-  // Replaced nodes, per thread (docs/trie.md, Reclamation): pending (not
-  // yet stamped), then in limbo with the stamp of the epoch advance that
-  // followed their unlinking, then free for reuse by the threads of this
-  // slot once no reader can hold them. A slot's lock is taken after the
-  // slot's chunk refill lock (ThreadChunks), never before it; threads whose
-  // slots collide share a Reclaim: correct, they only contend on its lock.
-  struct Retired {
-    Ref node;
-    Kind kind;
-    uint64_t stamp;
-  };
-  struct Reclaim {
-    concurrency::Mutex mu;
-    std::vector<Retired> pending GUARDED_BY(mu);
-    std::vector<Retired> limbo GUARDED_BY(mu);
-    std::vector<Ref> free[kKinds] GUARDED_BY(mu);
-    // Rests of chunks that an allocation did not fit in (start, units):
-    // never handed out, so free at once.
-    std::vector<std::pair<Ref, uint32_t>> spare GUARDED_BY(mu);
-    // Blocks in `free` and `spare`, for a check without the lock (relaxed: a
-    // hint; the lists are read under the lock).
-    std::atomic<uint32_t> free_blocks{0};
-  };
-  // Nodes stamped per epoch advance: an advance costs a shared seq_cst RMW
-  // and a miss in every other thread's next announcement.
-  static constexpr size_t kStampBatch = 8;
-  // A limbo this long is checked against the oldest announced epoch.
-  static constexpr size_t kLimboCheck = 32;
-  static constexpr size_t kReclaimSlots = 16;
-  concurrency::PerThread<Reclaim, kReclaimSlots> reclaim_;
+  Protocol protocol_;
 
   // Writers' allocations: per-thread chunks of the region, of spare rests
   // of chunks or of replaced nodes' blocks (memory/thread_chunks.h); nodes

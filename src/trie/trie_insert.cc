@@ -97,7 +97,7 @@ Status Trie::MakeLeaf(Pending* e, uint32_t from, Ref* leaf) {
 
 Status Trie::Insert(Pending* e) {
   MEMREP_ASSERT(!frozen());
-  concurrency::EpochDomain::Guard guard(epochs_);
+  Protocol::WriteGuard guard(protocol_);
   Status s;
   while (TryInsert(e, &s) == Outcome::kRestart) {
   }
@@ -283,12 +283,11 @@ Trie::Outcome Trie::AddChild(Ref parent, uint8_t parent_label, Ref node, uint8_t
   }
   AppendChild(b, label, leaf);
   SetChild(p, parent_label, bigger);  // release: the copy is complete
-  MEMREP_COUNT_SHARED_WRITE(SharedWrite::kNodeWrite);
-  x->lock.store(kObsolete | kLocked, std::memory_order_release);
-  Unlock(x);
+  const Kind old_kind = x->kind;
+  Protocol::Replace(x);
   Unlock(p);
   MEMREP_TRIE_RACE_POINT(kBeforeRetire);
-  Retire(node, x->kind);
+  protocol_.Retire(node, old_kind);
   return Outcome::kDone;
 }
 

@@ -11,7 +11,7 @@ EntryView TrieIterator::entry() const {
 
 void TrieIterator::Land(Ref leaf, bool newest) {
   leaf_ = leaf;
-  path_ok_ = leaf != 0;
+  stamp_.Keep(leaf != 0);
   if (leaf == 0) {
     version_ = 0;
     return;

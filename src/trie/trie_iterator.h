@@ -38,27 +38,16 @@ class TrieIterator final : public RepIterator {
   void Land(Ref leaf, bool newest);
   // The leaf after (before) the current one in the rep's order.
   Ref Following(bool forward);
-  // The path of the last call is still good: no node replaced since.
-  // (Frozen or not: a node replaced before Freeze, after the path was
-  // taken, may be reused by then.)
-  bool PathValid() const { return path_ok_ && t_.Replacements() == stamp_; }
-  void Begin() { stamp_ = t_.Replacements(); }
-  // For Next and Prev, under their guard: keeps the path only if no node was
-  // replaced since the last call, and restamps it with the count that check
-  // read. (Restamping with a later read would hide a node replaced between
-  // the two reads: guarded during this call, it may be reused before the
-  // next one, whose check would then pass.)
-  void Recheck() {
-    const uint64_t now = t_.Replacements();
-    path_ok_ = path_ok_ && now == stamp_;
-    stamp_ = now;
-  }
+  // The path of the last call is still good: no node replaced since
+  // (Protocol::PathStamp).
+  bool PathValid() const { return stamp_.Valid(t_.protocol()); }
+  void Begin() { stamp_.Begin(t_.protocol()); }
+  void Recheck() { stamp_.Recheck(t_.protocol()); }
 
   const Trie& t_;
   const bool reverse_;
   Trie::Path path_;
-  bool path_ok_ = false;
-  uint64_t stamp_ = 0;
+  Protocol::PathStamp stamp_;
   Ref leaf_ = 0;
   Ref version_ = 0;
   std::string_view key_;

@@ -1,8 +1,6 @@
-// The trie's node kinds: finding, listing and appending children, and the
-// node lock (trie.h, node.h).
+// The trie's node kinds: finding, listing and appending children (trie.h,
+// node.h; the node lock is the Protocol's).
 #include <emmintrin.h>
-
-#include <thread>
 
 #include "trie/trie.h"
 #include "util/assert.h"
@@ -157,46 +155,6 @@ void Trie::SetChild(NodeHeader* n, uint8_t label, Ref child) {
   MEMREP_ASSERT(slot != nullptr);
   MEMREP_COUNT_SHARED_WRITE(SharedWrite::kNodeWrite);
   slot->store(child, std::memory_order_release);
-}
-
-// The lock word: bit 0 locked, bit 1 obsolete. Acquire on taking it, release
-// on giving it up, so each holder sees the node as the last one left it.
-//
-// A holder keeps a node for a few dozen instructions, so a waiter spins; but
-// a holder the scheduler has preempted (more runnable threads than cores)
-// keeps it for a time slice, so after kSpins pauses the waiter yields its
-// core instead of spinning that slice away (the contention audit found a few
-// such waits spinning over a million pauses in a 2-thread fill on 2 busy
-// cores, docs/trie.md).
-bool Trie::Lock(NodeHeader* n) const {
-  constexpr uint32_t kSpins = 64;
-  [[maybe_unused]] bool waited = false;
-  for (uint32_t spins = 0;; ++spins) {
-    uint32_t v = n->lock.load(std::memory_order_relaxed);
-    if (v & kObsolete) return false;
-    if ((v & kLocked) == 0 &&
-        n->lock.compare_exchange_weak(v, v | kLocked, std::memory_order_acquire,
-                                      std::memory_order_relaxed)) {
-      MEMREP_COUNT_SHARED_WRITE(SharedWrite::kNodeLock);
-      if (n == NodeAt(root_)) MEMREP_COUNT_SHARED_WRITE(SharedWrite::kNodeLockRoot);
-      return true;
-    }
-    if (concurrency::kCountingSharedWrites && !waited) {
-      MEMREP_COUNT_SHARED_WRITE(SharedWrite::kNodeLockWait);
-      waited = true;
-    }
-    MEMREP_COUNT_SHARED_WRITE(SharedWrite::kNodeLockSpin);
-    if (spins < kSpins) {
-      __builtin_ia32_pause();
-    } else {
-      std::this_thread::yield();
-    }
-  }
-}
-
-void Trie::Unlock(NodeHeader* n) {
-  MEMREP_COUNT_SHARED_WRITE(SharedWrite::kNodeLock);
-  n->lock.fetch_and(~kLocked, std::memory_order_release);
 }
 
 }  // namespace memrep::trie
