@@ -194,8 +194,10 @@ class MEMREP_EXPORT Rep {
   virtual bool Insert(KeyHandle handle) = 0;
   virtual bool InsertConcurrently(KeyHandle handle) = 0;
   // Calls callback(arg, row) on the rows at and after `internal_key`, in
-  // order, until it returns false or the rows end. Rows after the first one
-  // with a different user key may be skipped.
+  // order, until it returns false or the rows end. Every row of its user key
+  // at or after it comes first; of the rows of other user keys after them,
+  // any may be left out (a rep may skip the parts of its index that cannot
+  // hold the user key), so a caller stops at the first row of another user key.
   virtual void GetRows(std::string_view internal_key, void* arg, RowCallback callback) const = 0;
   // Whether a row with this internal key's user key and sequence is stored.
   virtual bool Contains(std::string_view internal_key) const = 0;

@@ -13,6 +13,9 @@ RunIndex::RunIndex(const RunIndexOptions& options, const format::KeyOrder& order
       order_(order),
       region_(region),
       write_list_(options.background_cut),
+      filter_(options.point_filters && order.kind() != format::KeyOrder::Kind::kCustom
+                  ? SortedRun::Filter::kPoint
+                  : SortedRun::Filter::kNone),
       pool_(pool),
       task_(pool, kRecheckPeriod) {}
 
@@ -82,7 +85,7 @@ RunIndex::Tail RunIndex::BuildTail(const RunSet& set, const std::atomic<bool>* c
     // cache never holds more than seal_threshold rows.
     const std::shared_ptr<const SortedRun> fresh = SortMany(std::move(delta), cancel);
     if (fresh == nullptr) throw Cancelled();
-    tail.levels.assign(1, Seal(tail, fresh.get(), options_.run_layout));
+    tail.levels.assign(1, Seal(tail, fresh.get(), options_.run_layout, filter_));
     return tail;
   }
   if (!delta.empty()) {
@@ -187,11 +190,13 @@ std::shared_ptr<const SortedRun> RunIndex::SortMany(std::vector<RowRef> refs,
 }
 
 std::shared_ptr<const SortedRun> RunIndex::Seal(const Tail& tail, const SortedRun* more,
-                                                SortedRun::Layout layout) const {
+                                                SortedRun::Layout layout,
+                                                SortedRun::Filter filter) const {
   // A lone level already in the layout is the run itself (levels are
   // immutable and shared by reference count).
   if ((more == nullptr || more->size() == 0) && tail.levels.size() == 1 &&
-      tail.levels[0]->InLayout(layout)) {
+      tail.levels[0]->InLayout(layout) &&
+      tail.levels[0]->filtered() == (filter == SortedRun::Filter::kPoint)) {
     return tail.levels[0];
   }
   // Smallest first, so each merge's output is about the size of the next
@@ -206,7 +211,8 @@ std::shared_ptr<const SortedRun> RunIndex::Seal(const Tail& tail, const SortedRu
   for (size_t i = 1; i < parts.size(); ++i) {
     const bool last = i + 1 == parts.size();
     run = SortedRun::Merge(order_, i == 1 ? *parts[0] : *run, *parts[i], run_memory_,
-                           last ? layout : SortedRun::Layout::kWithPrefixes);
+                           last ? layout : SortedRun::Layout::kWithPrefixes, nullptr,
+                           last ? filter : SortedRun::Filter::kNone);
   }
   return run;
 }
@@ -238,7 +244,7 @@ RunIndex::View RunIndex::CutView(std::shared_ptr<const RunSet> set) {
   view.set = std::move(set);
   view.tail = BuildTail(*view.set, nullptr);
   if (view.tail.size() >= options_.seal_threshold) {
-    if (auto published = runs_.PublishCut(view.set, Seal(view.tail, nullptr, options_.run_layout),
+    if (auto published = runs_.PublishCut(view.set, Seal(view.tail, nullptr, options_.run_layout, filter_),
                                           view.tail.heads)) {
       const WriteList::Heads heads = view.tail.heads;
       view.set = std::move(published);
@@ -292,7 +298,8 @@ size_t RunIndex::Cut(bool idle, bool helping, std::shared_ptr<const RunSet> base
                                        tail.size() >= options_.seal_threshold);
   if (cut) {
     // May lose to an iterator that published a cut first: the next task retries.
-    (void)runs_.PublishCut(base, Seal(tail, nullptr, LayoutFor(idle)), tail.heads);
+    (void)runs_.PublishCut(base, Seal(tail, nullptr, LayoutFor(idle), FilterFor(idle)),
+                           tail.heads);
     NoteSet();
   }
   return cut ? 0 : tail.size();
@@ -345,10 +352,11 @@ bool RunIndex::CutAndMerge(bool idle, bool helping) {
          PickMerge(*set, options_.max_runs, idle && Count() == count, &picks)) {
     std::vector<const SortedRun*> inputs;
     for (size_t i : picks) inputs.push_back(set->runs[i].get());
-    auto merged = inputs.size() == 2 ? SortedRun::Merge(order_, *inputs[0], *inputs[1], run_memory_,
-                                                        LayoutFor(idle), task_.cancel_flag())
-                                     : SortedRun::MergeAll(order_, inputs, run_memory_,
-                                                           LayoutFor(idle), task_.cancel_flag());
+    auto merged = inputs.size() == 2
+                      ? SortedRun::Merge(order_, *inputs[0], *inputs[1], run_memory_,
+                                         LayoutFor(idle), task_.cancel_flag(), FilterFor(idle))
+                      : SortedRun::MergeAll(order_, inputs, run_memory_, LayoutFor(idle),
+                                            task_.cancel_flag(), FilterFor(idle));
     if (merged == nullptr) {  // cancelled: the index is closing
       merges_cancelled_.fetch_add(1, std::memory_order_relaxed);
       return false;

@@ -81,6 +81,11 @@ struct RunIndexOptions {
   // catches up once writers are fewer, pause or Freeze. Merges still keep
   // the runs that readers seal within max_runs, so reads stay bounded.
   bool yield_to_writers = false;
+  // Published runs keep a point filter (SortedRun::Filter::kPoint, about one
+  // byte per entry) for reps whose point reads search the runs (Get and
+  // MultiGet: a run that cannot hold the key is skipped). Ignored under a
+  // custom comparator, whose equal keys need not be equal bytes.
+  bool point_filters = false;
 };
 
 class RunIndex : public std::enable_shared_from_this<RunIndex> {
@@ -302,7 +307,7 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   // The tail, and `more` rows pushed after it, as one run (the runs' layout).
   // layout: of the run made (a reader's seal: the runs' layout).
   std::shared_ptr<const SortedRun> Seal(const Tail& tail, const SortedRun* more,
-                                        SortedRun::Layout layout) const;
+                                        SortedRun::Layout layout, SortedRun::Filter filter) const;
 
   const RunIndexOptions options_;
   const format::KeyOrder& order_;
@@ -349,12 +354,24 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   // that keeps its prefixes: rows wait unsorted by the hundred thousand
   // while the strand is behind fast writers, and the charge's high-water
   // mark would keep that peak.
+  // (A cut of an idle or frozen index, which is what a row in no run is
+  // charged as, builds no filter: FilterFor.)
   static constexpr uint64_t kUnsortedCharge = SortedRun::kMaxBytesPerEntry + 1;
   // Stores set_bytes_ and set_entries_ from the current run set, and lets a
   // cached tail of rows a run now holds go.
   void NoteSet();
   // The layout of runs a background step builds: fenced once the index is
   // idle or frozen (what ChargedBytes counts rows in no run as).
+  // The filter of published runs (RunIndexOptions::point_filters).
+  const SortedRun::Filter filter_;
+  // The filter of a run a background step (a cut, a merge) makes: only
+  // while the index has readers, so that with no reader the write path
+  // builds and charges nothing more; and none once the index is idle or
+  // frozen, when those steps make one run, which a Get searches anyway.
+  // (Readers' own seals use filter_.)
+  SortedRun::Filter FilterFor(bool idle) const {
+    return idle || !ReadersPresent() ? SortedRun::Filter::kNone : filter_;
+  }
   SortedRun::Layout LayoutFor(bool idle) const {
     return idle ? SortedRun::Layout::kFenced : options_.run_layout;
   }

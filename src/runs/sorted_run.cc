@@ -39,9 +39,13 @@ void SortSlots(const format::KeyOrder& order, std::vector<RunSlot>* slots) {
   }
 }
 
-SortedRun::Parts::Parts(const RowRegion* row_region, size_t n, bool keep_prefixes)
+SortedRun::Parts::Parts(const RowRegion* row_region, size_t n, bool keep_prefixes,
+                        Filter point_filter)
     : region(row_region), keep(keep_prefixes) {
   refs.reserve(n);
+  if (point_filter == Filter::kPoint && n > 0) {
+    filter.assign((n * kFilterBitsPerEntry + 63) / 64, 0);
+  }
   if (keep) {
     prefixes.reserve(n);
   } else {
@@ -50,6 +54,10 @@ SortedRun::Parts::Parts(const RowRegion* row_region, size_t n, bool keep_prefixe
 }
 
 void SortedRun::Parts::Add(RowRef ref, uint64_t prefix) {
+  if (!filter.empty()) {
+    const uint32_t hash = FilterHash(prefix);
+    filter[FilterWord(hash, filter.size())] |= FilterMask(hash);
+  }
   if (keep) {
     prefixes.push_back(prefix);
   } else if (refs.size() % kFenceStride == 0) {
@@ -59,8 +67,8 @@ void SortedRun::Parts::Add(RowRef ref, uint64_t prefix) {
 }
 
 SortedRun::Parts SortedRun::FromSlots(const RowRegion* region, const std::vector<RunSlot>& sorted,
-                                      Layout layout) {
-  Parts parts(region, sorted.size(), KeepsPrefixes(layout, sorted.size()));
+                                      Layout layout, Filter filter) {
+  Parts parts(region, sorted.size(), KeepsPrefixes(layout, sorted.size()), filter);
   for (const RunSlot& slot : sorted) parts.Add(slot.ref, slot.prefix);
   return parts;
 }
@@ -70,6 +78,7 @@ SortedRun::SortedRun(Parts parts, MemoryCounter memory)
       refs_(std::move(parts.refs)),
       fences_(std::move(parts.fences)),
       prefixes_(std::move(parts.prefixes)),
+      filter_(std::move(parts.filter)),
       memory_(std::move(memory)) {
   BuildTop();
   // relaxed: a statistic; the run itself is published by its RunSet.
@@ -77,8 +86,8 @@ SortedRun::SortedRun(Parts parts, MemoryCounter memory)
 }
 
 SortedRun::SortedRun(const RowRegion* region, const std::vector<RunSlot>& sorted,
-                     MemoryCounter memory, Layout layout)
-    : SortedRun(FromSlots(region, sorted, layout), std::move(memory)) {}
+                     MemoryCounter memory, Layout layout, Filter filter)
+    : SortedRun(FromSlots(region, sorted, layout, filter), std::move(memory)) {}
 
 SortedRun::~SortedRun() {
   memory_->fetch_sub(static_cast<int64_t>(bytes()), std::memory_order_relaxed);
@@ -86,9 +95,10 @@ SortedRun::~SortedRun() {
 
 std::shared_ptr<const SortedRun> SortedRun::Merge(const format::KeyOrder& order, const SortedRun& a,
                                                   const SortedRun& b, MemoryCounter memory,
-                                                  Layout layout, const std::atomic<bool>* cancel) {
+                                                  Layout layout, const std::atomic<bool>* cancel,
+                                                  Filter filter) {
   const size_t n = a.size() + b.size();
-  Parts out(a.region_, n, KeepsPrefixes(layout, n));
+  Parts out(a.region_, n, KeepsPrefixes(layout, n), filter);
   // Rows sit in insertion order, not key order: fetch a few ahead so the
   // comparisons rarely wait for memory. Each head's prefix is read once, when
   // it becomes the head; most comparisons are then one integer comparison.
@@ -125,6 +135,11 @@ std::shared_ptr<const SortedRun> SortedRun::Merge(const format::KeyOrder& order,
   // The rest of one run: prefixes are needed only for fences, or when kept.
   auto add_rest = [&](const SortedRun& r, size_t from) {
     for (size_t k = from; k < r.size(); ++k) {
+      // A filter needs every prefix: a fenced run's rest is read row by
+      // row (its rows were read for the comparisons before, anyway).
+      if (!out.filter.empty() && r.prefixes_.empty() && k + kAhead < r.size()) {
+        __builtin_prefetch(r.row(k + kAhead));
+      }
       out.Add(r.refs_[k], out.NeedsPrefix() ? r.PrefixAt(order, k) : 0);
     }
   };
@@ -136,7 +151,8 @@ std::shared_ptr<const SortedRun> SortedRun::Merge(const format::KeyOrder& order,
 std::shared_ptr<const SortedRun> SortedRun::MergeAll(const format::KeyOrder& order,
                                                      const std::vector<const SortedRun*>& runs,
                                                      MemoryCounter memory, Layout layout,
-                                                     const std::atomic<bool>* cancel) {
+                                                     const std::atomic<bool>* cancel,
+                                                     Filter filter) {
   struct Head {
     const SortedRun* run;
     size_t pos;
@@ -149,7 +165,7 @@ std::shared_ptr<const SortedRun> SortedRun::MergeAll(const format::KeyOrder& ord
     if (run->size() > 0) heads.push_back(Head{run, 0, run->PrefixAt(order, 0)});
   }
   if (heads.empty()) return nullptr;
-  Parts out(heads[0].run->region_, n, KeepsPrefixes(layout, n));
+  Parts out(heads[0].run->region_, n, KeepsPrefixes(layout, n), filter);
   // As Merge: rows of runs that keep no prefixes are fetched a few ahead.
   constexpr size_t kAhead = 8;
   size_t next_check = kCancelCheck;

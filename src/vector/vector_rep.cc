@@ -30,6 +30,9 @@ runs::RunIndexOptions RunOptions(const VectorOptions& options) {
   runs::RunIndexOptions run_options = runs::RunIndexOptionsOf(options);
   run_options.run_layout = runs::SortedRun::Layout::kWithPrefixes;
   run_options.yield_to_writers = true;
+  // A Get searches every run: a filter per run (1 byte an entry) lets it
+  // skip those that cannot hold the key's prefix.
+  run_options.point_filters = true;
   return run_options;
 }
 
@@ -165,7 +168,15 @@ void VectorRep::GetRows(std::string_view internal_key, void* arg, RowCallback ca
   try {
     runs_->WithReadView([&](const runs::RunIndex::View& view) {
       runs::MergingCursor cursor(order_);
-      for (const auto& run : view.set->runs) cursor.AddSource(run.get());
+      // Only the runs whose filter admits the key's prefix: the others hold
+      // no row of the user key (contract: rows of other user keys may be
+      // left out). Their filter words are asked for at once.
+      const uint64_t prefix =
+          order_.Prefix(internal_key.substr(0, internal_key.size() - 8));
+      for (const auto& run : view.set->runs) run->PrefetchFilter(prefix);
+      for (const auto& run : view.set->runs) {
+        if (run->MayContain(prefix)) cursor.AddSource(run.get());
+      }
       for (const auto& level : view.tail.levels) cursor.AddSource(level.get());
       for (cursor.Seek(internal_key); cursor.Valid(); cursor.Next()) {
         if (!callback(arg, cursor.row())) return;
