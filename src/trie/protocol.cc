@@ -42,9 +42,13 @@ bool Protocol::Lock(NodeHeader* n) const {
   }
 }
 
+// A plain store, not an RMW: while a node is locked only its holder writes
+// the word (Lock's CAS needs it unlocked, and Replace ends the lock), so the
+// holder knows what it holds, and a release store hands it on as a
+// fetch_and would, without the locked instruction.
 void Protocol::Unlock(NodeHeader* n) {
   MEMREP_COUNT_SHARED_WRITE(SharedWrite::kNodeLock);
-  n->lock.fetch_and(~kLocked, std::memory_order_release);
+  n->lock.store(n->lock.load(std::memory_order_relaxed) & ~kLocked, std::memory_order_release);
 }
 
 void Protocol::Replace(NodeHeader* n) {
