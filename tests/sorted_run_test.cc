@@ -208,8 +208,8 @@ TEST_P(SortedRunLayoutTest, APointFilterKeepsEveryKeyItHoldsAndTurnsAwayMostOthe
   EXPECT_TRUE(a->filtered());
   EXPECT_FALSE(b->filtered());
   auto ab = SortedRun::Merge(order_, *a, *b, memory_, layout(), nullptr, kPoint);
-  auto abc = SortedRun::MergeAll(order_, {a.get(), b.get(), c.get()}, memory_, layout(), nullptr,
-                                 kPoint);
+  auto abc =
+      SortedRun::MergeAll(order_, {a.get(), b.get(), c.get()}, memory_, layout(), nullptr, kPoint);
   auto plain = SortedRun::Merge(order_, *a, *c, memory_, layout());
   ASSERT_TRUE(ab->filtered() && abc->filtered());
   EXPECT_FALSE(plain->filtered());

@@ -1,13 +1,13 @@
 // The trie's concurrency protocol on its own (src/trie/protocol.h): the lock
 // word, replacement stamps, and when a retired node's block may be reused.
-#include "trie/protocol.h"
-
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <set>
 #include <thread>
 #include <vector>
+
+#include "trie/protocol.h"
 
 namespace memrep::trie {
 namespace {

@@ -244,8 +244,8 @@ RunIndex::View RunIndex::CutView(std::shared_ptr<const RunSet> set) {
   view.set = std::move(set);
   view.tail = BuildTail(*view.set, nullptr);
   if (view.tail.size() >= options_.seal_threshold) {
-    if (auto published = runs_.PublishCut(view.set, Seal(view.tail, nullptr, options_.run_layout, filter_),
-                                          view.tail.heads)) {
+    if (auto published = runs_.PublishCut(
+            view.set, Seal(view.tail, nullptr, options_.run_layout, filter_), view.tail.heads)) {
       const WriteList::Heads heads = view.tail.heads;
       view.set = std::move(published);
       view.tail = Tail{};
@@ -298,8 +298,7 @@ size_t RunIndex::Cut(bool idle, bool helping, std::shared_ptr<const RunSet> base
                                        tail.size() >= options_.seal_threshold);
   if (cut) {
     // May lose to an iterator that published a cut first: the next task retries.
-    (void)runs_.PublishCut(base, Seal(tail, nullptr, LayoutFor(idle), FilterFor(idle)),
-                           tail.heads);
+    (void)runs_.PublishCut(base, Seal(tail, nullptr, LayoutFor(idle), FilterFor(idle)), tail.heads);
     NoteSet();
   }
   return cut ? 0 : tail.size();

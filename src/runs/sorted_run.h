@@ -210,9 +210,7 @@ class SortedRun {
     Parts(const RowRegion* region, size_t n, bool keep_prefixes, Filter filter);
     // Whether the next Add needs its prefix (callers that must read a
     // row for it can skip the read otherwise).
-    bool NeedsPrefix() const {
-      return keep || !filter.empty() || refs.size() % kFenceStride == 0;
-    }
+    bool NeedsPrefix() const { return keep || !filter.empty() || refs.size() % kFenceStride == 0; }
     void Add(RowRef ref, uint64_t prefix);
     const RowRegion* region;
     bool keep;
@@ -238,8 +236,8 @@ class SortedRun {
            (uint64_t{1} << ((h >> 14) & 63));
   }
   SortedRun(Parts parts, MemoryCounter memory);
-  static Parts FromSlots(const RowRegion* region, const std::vector<RunSlot>& sorted,
-                         Layout layout, Filter filter);
+  static Parts FromSlots(const RowRegion* region, const std::vector<RunSlot>& sorted, Layout layout,
+                         Filter filter);
   static bool KeepsPrefixes(Layout layout, size_t n) {
     return layout == Layout::kWithPrefixes || (layout == Layout::kAuto && n <= kPrefixedRunMax);
   }

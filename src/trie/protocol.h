@@ -19,9 +19,10 @@
 // Invariants and memory orders:
 //  1. The lock word: bit 0 locked, bit 1 obsolete. Taken by a CAS with
 //     acquire, given up with a release store (only the holder writes a
-//     locked word): each holder sees the node as the previous holder left it. An obsolete node is never unlocked for good:
-//     Replace stores obsolete with release, and Lock on an obsolete word
-//     fails (the writer restarts from the root).
+//     locked word): each holder sees the node as the previous holder left
+//     it. An obsolete node is never unlocked for good: Replace stores
+//     obsolete with release, and Lock on an obsolete word fails (the
+//     writer restarts from the root).
 //  2. Lock order: top-down (a parent, then its child); a writer holds at
 //     most two locks, so writers never deadlock.
 //  3. Replacements() counts replaced nodes. Retire increments it (relaxed)

@@ -171,8 +171,7 @@ void VectorRep::GetRows(std::string_view internal_key, void* arg, RowCallback ca
       // Only the runs whose filter admits the key's prefix: the others hold
       // no row of the user key (contract: rows of other user keys may be
       // left out). Their filter words are asked for at once.
-      const uint64_t prefix =
-          order_.Prefix(internal_key.substr(0, internal_key.size() - 8));
+      const uint64_t prefix = order_.Prefix(internal_key.substr(0, internal_key.size() - 8));
       for (const auto& run : view.set->runs) run->PrefetchFilter(prefix);
       for (const auto& run : view.set->runs) {
         if (run->MayContain(prefix)) cursor.AddSource(run.get());
