@@ -221,24 +221,25 @@ TEST_P(SortedRunLayoutTest, APointFilterKeepsEveryKeyItHoldsAndTurnsAwayMostOthe
   for (int i = 0; i < kKeys; ++i) {
     const uint64_t p = prefix_of(2 * i);
     const std::shared_ptr<const SortedRun>* holder = i % 3 == 0 ? &a : (i % 3 == 1 ? &b : &c);
-    ASSERT_TRUE((*holder)->MayContain(p)) << i;
-    ASSERT_TRUE(abc->MayContain(p)) << i;
+    ASSERT_TRUE((*holder)->MayContain(SortedRun::FilterHash(p))) << i;
+    ASSERT_TRUE(abc->MayContain(SortedRun::FilterHash(p))) << i;
     if (i % 3 != 2) {
-      ASSERT_TRUE(ab->MayContain(p)) << i;
+      ASSERT_TRUE(ab->MayContain(SortedRun::FilterHash(p))) << i;
     }
-    ASSERT_TRUE(plain->MayContain(p));  // no filter: always
+    ASSERT_TRUE(plain->MayContain(SortedRun::FilterHash(p)));  // no filter: always
   }
   // Keys no run holds (the odd numbers): at 8 bits an entry and three bits
   // a key, a few percent get through.
   int passed = 0;
-  for (int i = 0; i < kKeys; ++i) passed += abc->MayContain(prefix_of(2 * i + 1)) ? 1 : 0;
+  for (int i = 0; i < kKeys; ++i)
+    passed += abc->MayContain(SortedRun::FilterHash(prefix_of(2 * i + 1))) ? 1 : 0;
   EXPECT_LT(passed, kKeys / 10) << passed << " of " << kKeys << " absent keys passed the filter";
   // The filter keeps prefixes: a longer key that begins with a key the run
   // holds passes (the run is searched, and finds nothing).
-  EXPECT_TRUE(abc->MayContain(order_.Prefix(key(2) + "-longer")));
+  EXPECT_TRUE(abc->MayContain(SortedRun::FilterHash(order_.Prefix(key(2) + "-longer"))));
   // An empty run's filter is empty, and it turns nothing away.
   const SortedRun empty(&region_, std::vector<RunSlot>{}, memory_, layout(), kPoint);
-  EXPECT_TRUE(empty.MayContain(prefix_of(1)));
+  EXPECT_TRUE(empty.MayContain(SortedRun::FilterHash(prefix_of(1))));
 }
 
 TEST_F(SortedRunTest, SmallRunsKeepEveryPrefixAndBigRunsOnlyFences) {

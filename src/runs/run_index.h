@@ -360,8 +360,6 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   // Stores set_bytes_ and set_entries_ from the current run set, and lets a
   // cached tail of rows a run now holds go.
   void NoteSet();
-  // The layout of runs a background step builds: fenced once the index is
-  // idle or frozen (what ChargedBytes counts rows in no run as).
   // The filter of published runs (RunIndexOptions::point_filters).
   const SortedRun::Filter filter_;
   // The filter of a run a background step (a cut, a merge) makes: only
@@ -372,6 +370,8 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   SortedRun::Filter FilterFor(bool idle) const {
     return idle || !ReadersPresent() ? SortedRun::Filter::kNone : filter_;
   }
+  // The layout of runs a background step builds: fenced once the index is
+  // idle or frozen (what ChargedBytes counts rows in no run as).
   SortedRun::Layout LayoutFor(bool idle) const {
     return idle ? SortedRun::Layout::kFenced : options_.run_layout;
   }

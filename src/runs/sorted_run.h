@@ -146,19 +146,24 @@ class SortedRun {
 
   size_t size() const { return refs_.size(); }
   bool filtered() const { return !filter_.empty(); }
-  // Whether the run may hold a row whose key has this prefix (a Target's):
+  // What the point filter keeps of a key's prefix (a Target's): computed
+  // once per point read, for every run it asks.
+  static uint32_t FilterHash(uint64_t prefix) {
+    uint64_t h = prefix * 0xff51afd7ed558ccdULL;  // a multiply-xorshift mix
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ULL;
+    return static_cast<uint32_t>(h >> 32);
+  }
+  // Whether the run may hold a row whose key's prefix has this FilterHash:
   // false only if it holds none.
-  bool MayContain(uint64_t prefix) const {
+  bool MayContain(uint32_t hash) const {
     if (filter_.empty()) return true;
-    const uint32_t hash = FilterHash(prefix);
     const uint64_t mask = FilterMask(hash);
     return (filter_[FilterWord(hash, filter_.size())] & mask) == mask;
   }
-  // Starts loading the filter word MayContain(prefix) reads.
-  void PrefetchFilter(uint64_t prefix) const {
-    if (!filter_.empty()) {
-      __builtin_prefetch(&filter_[FilterWord(FilterHash(prefix), filter_.size())]);
-    }
+  // Starts loading the filter word MayContain(hash) reads.
+  void PrefetchFilter(uint32_t hash) const {
+    if (!filter_.empty()) __builtin_prefetch(&filter_[FilterWord(hash, filter_.size())]);
   }
   // Whether the run is laid out as `layout` would lay out its entries.
   bool InLayout(Layout layout) const { return KeepsPrefixes(layout, size()) == !prefixes_.empty(); }
@@ -217,13 +222,6 @@ class SortedRun {
     Array<RowRef> refs;
     Array<uint64_t> fences, prefixes, filter;
   };
-  // A prefix's filter hash: a multiply-xorshift mix, its high half.
-  static uint32_t FilterHash(uint64_t prefix) {
-    uint64_t h = prefix * 0xff51afd7ed558ccdULL;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ULL;
-    return static_cast<uint32_t>(h >> 32);
-  }
   // The filter word of a hash: its high bits scaled to the word count.
   static size_t FilterWord(uint32_t hash, size_t words) {
     return static_cast<size_t>((uint64_t{hash} * words) >> 32);

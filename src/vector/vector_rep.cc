@@ -171,10 +171,10 @@ void VectorRep::GetRows(std::string_view internal_key, void* arg, RowCallback ca
       // Only the runs whose filter admits the key's prefix: the others hold
       // no row of the user key (contract: rows of other user keys may be
       // left out). Their filter words are asked for at once.
-      const uint64_t prefix = order_.Prefix(internal_key.substr(0, internal_key.size() - 8));
-      for (const auto& run : view.set->runs) run->PrefetchFilter(prefix);
+      const uint32_t hash = runs::SortedRun::FilterHash(runs::Target(order_, internal_key).prefix);
+      for (const auto& run : view.set->runs) run->PrefetchFilter(hash);
       for (const auto& run : view.set->runs) {
-        if (run->MayContain(prefix)) cursor.AddSource(run.get());
+        if (run->MayContain(hash)) cursor.AddSource(run.get());
       }
       for (const auto& level : view.tail.levels) cursor.AddSource(level.get());
       for (cursor.Seek(internal_key); cursor.Valid(); cursor.Next()) {
