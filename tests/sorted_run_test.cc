@@ -494,6 +494,58 @@ TEST(RunIndex, WritersCutTheirRowsWhileReadersArePresent) {
   f.pool.Drain();
 }
 
+// While readers take views, a writer also sorts the rows after the shared
+// tail into it every kTailStep of its rows, so a reader's own sorting is
+// the few rows since; with no reader it never does. Every view stays whole.
+TEST(RunIndex, WritersRefreshTheSharedTailWhileReadersArePresent) {
+  HelpFixture f;
+  BlockedPool blocked(f.pool);
+  RunIndexOptions options;
+  options.background_cut = 256;
+  options.seal_threshold = 1 << 20;  // no run is published: the tail holds every row
+  auto index = std::make_shared<RunIndex>(options, f.order, f.region, f.pool);
+  uint64_t seq = 0;
+  for (int i = 0; i < 1000; ++i) {
+    ++seq;
+    index->Push(f.Row(seq % 997, seq));
+  }
+  EXPECT_EQ(index->TailRefreshes(), 0u) << "no reader: writers leave the tail alone";
+
+  ASSERT_EQ(HelpFixture::CountView(f.order, index->Snapshot()), seq);  // a reader
+  // The writer notices the reader at its next background_cut mark, then
+  // refreshes every kTailStep rows.
+  constexpr int kPushes = 4096;
+  for (int i = 0; i < kPushes; ++i) {
+    ++seq;
+    index->Push(f.Row(seq % 997, seq));
+    if (i % 37 == 0) {
+      const RunIndex::View view = index->Snapshot();
+      ASSERT_EQ(HelpFixture::CountView(f.order, view), seq) << "after row " << seq;
+    }
+  }
+  const uint64_t expected = (kPushes - options.background_cut) / RunIndex::kTailStep;
+  EXPECT_GE(index->TailRefreshes(), expected * 9 / 10);
+  EXPECT_LE(index->TailRefreshes(), kPushes / RunIndex::kTailStep + 1);
+  // Right after a refresh, a reader sorts only the rows pushed since, as
+  // one level of its own view.
+  const uint64_t refreshes = index->TailRefreshes();
+  while (index->TailRefreshes() == refreshes) {
+    ++seq;
+    index->Push(f.Row(seq % 997, seq));
+  }
+  for (int i = 0; i < 5; ++i) {
+    ++seq;
+    index->Push(f.Row(seq % 997, seq));
+  }
+  const RunIndex::View view = index->Snapshot();
+  ASSERT_GE(view.tail.levels.size(), 2u);
+  EXPECT_EQ(view.tail.levels.back()->size(), 5u);
+  EXPECT_EQ(HelpFixture::CountView(f.order, view), seq);
+  blocked.Release();
+  index->Close();
+  f.pool.Drain();
+}
+
 // Several writers and readers at once, the strand blocked: every row is in
 // every later view exactly once, and the rows in no run stay bounded (a
 // writer that finds another cutting waits once they pass the bound).
@@ -572,6 +624,48 @@ TEST(RunIndex, AReadViewShowsEveryRowPushedBeforeTheRead) {
   }
   index->Close();
   f.pool.Drain();
+}
+
+}  // namespace
+}  // namespace memrep::runs
+
+namespace memrep::runs {
+namespace {
+
+// Push reports a shard's marks: kCut every due_every nodes, and kTail once
+// at the mark ArmTail set; with no kTail armed, only kCut.
+TEST(WriteList, PushReportsTheCutAndTailMarks) {
+  memory::Arena arena;
+  RowRegion region(&arena, 1 << 16, WriteList::kLinkBytes);
+  ASSERT_TRUE(region.Init().ok());
+  WriteList list(/*due_every=*/100);
+  auto push = [&] {
+    RowRef ref;
+    EXPECT_TRUE(region.Allocate(16, &ref).ok());
+    return list.Push(region, ref, ref, 1, /*exclusive=*/true);
+  };
+  std::vector<int> cuts, tails;
+  for (int i = 1; i <= 250; ++i) {
+    const unsigned marks = push();
+    if (marks & WriteList::kCut) cuts.push_back(i);
+    if (marks & WriteList::kTail) tails.push_back(i);
+  }
+  EXPECT_EQ(cuts, (std::vector<int>{100, 200}));
+  EXPECT_TRUE(tails.empty());
+  list.ArmTail(7);  // at 257
+  cuts.clear();
+  for (int i = 251; i <= 320; ++i) {
+    const unsigned marks = push();
+    if (marks & WriteList::kCut) cuts.push_back(i);
+    if (marks & WriteList::kTail) tails.push_back(i);
+  }
+  EXPECT_EQ(tails, (std::vector<int>{257})) << "once, until armed again";
+  EXPECT_EQ(cuts, (std::vector<int>{300}));
+  list.ArmTail(80);  // at 400, with the cut at 400: both at once
+  unsigned both = 0;
+  for (int i = 321; i <= 400; ++i) both = push();
+  EXPECT_EQ(both, WriteList::kCut | WriteList::kTail);
+  EXPECT_EQ(list.Count(), 400u);
 }
 
 }  // namespace

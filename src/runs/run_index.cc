@@ -58,7 +58,8 @@ uint64_t RunIndex::ChargedBytes() const {
   return charged_.load(std::memory_order_relaxed);
 }
 
-RunIndex::Tail RunIndex::BuildTail(const RunSet& set, const std::atomic<bool>* cancel) {
+RunIndex::Tail RunIndex::BuildTail(const RunSet& set, const std::atomic<bool>* cancel,
+                                   bool reader) {
   Tail tail;
   {
     concurrency::MutexLock lock(&tail_mu_);
@@ -80,6 +81,17 @@ RunIndex::Tail RunIndex::BuildTail(const RunSet& set, const std::atomic<bool>* c
     tail.covered_entries = set.entries;
   }
   tail.heads = heads;
+  if (reader && !delta.empty() && delta.size() <= kPrivateTailMax &&
+      tail.size() + delta.size() < options_.seal_threshold) {
+    // A few rows since a writer's refresh: this view's own level.
+    std::vector<RunSlot> slots;
+    slots.reserve(delta.size());
+    for (RowRef r : delta) slots.push_back(MakeSlot(order_, region_, r));
+    SortSlots(order_, &slots);
+    tail.levels.push_back(std::make_shared<const SortedRun>(&region_, slots, run_memory_,
+                                                            SortedRun::Layout::kWithPrefixes));
+    return tail;
+  }
   if (tail.size() + delta.size() >= options_.seal_threshold) {
     // Big enough to become a run: built as Seal would and not cached, so the
     // cache never holds more than seal_threshold rows.
@@ -226,9 +238,9 @@ RunIndex::View RunIndex::Snapshot() {
     // Sorted once: a reader that finds another sorting them waits, then
     // starts from the set that one published.
     concurrency::MutexLock lock(&sort_mu_);
-    view = CutView(runs_.Current());
+    view = CutView(runs_.Current(), /*reader=*/true);
   } else {
-    view = CutView(std::move(set));
+    view = CutView(std::move(set), /*reader=*/true);
   }
   // Ask once per run-set version for background work when this view is not a
   // single array: the strand then merges, or cuts and merges when idle.
@@ -239,10 +251,10 @@ RunIndex::View RunIndex::Snapshot() {
   return view;
 }
 
-RunIndex::View RunIndex::CutView(std::shared_ptr<const RunSet> set) {
+RunIndex::View RunIndex::CutView(std::shared_ptr<const RunSet> set, bool reader) {
   View view;
   view.set = std::move(set);
-  view.tail = BuildTail(*view.set, nullptr);
+  view.tail = BuildTail(*view.set, nullptr, reader);
   if (view.tail.size() >= options_.seal_threshold) {
     if (auto published = runs_.PublishCut(
             view.set, Seal(view.tail, nullptr, options_.run_layout, filter_), view.tail.heads)) {
@@ -289,6 +301,26 @@ void RunIndex::Help() {
     // Out of memory, or a custom comparator that threw: nothing was
     // published half-way; readers and the strand sort these rows later.
   }
+}
+
+void RunIndex::RefreshTail() {
+  // acquire/release: only a flag that one writer at a time refreshes; the
+  // tail itself is exchanged under tail_mu_.
+  if (refreshing_.exchange(true, std::memory_order_acquire)) return;
+  tail_refreshes_.fetch_add(1, std::memory_order_relaxed);
+  try {
+    std::shared_ptr<const RunSet> set = runs_.Current();
+    if (ManyUnsorted(*set)) {
+      concurrency::MutexLock lock(&sort_mu_);  // as in Snapshot: sorted once
+      set.reset();
+      (void)CutView(runs_.Current(), /*reader=*/false);
+    } else {
+      (void)CutView(std::move(set), /*reader=*/false);
+    }
+  } catch (...) {
+    // Out of memory, or a custom comparator that threw: readers sort these rows.
+  }
+  refreshing_.store(false, std::memory_order_release);
 }
 
 size_t RunIndex::Cut(bool idle, bool helping, std::shared_ptr<const RunSet> base) {

@@ -14,13 +14,13 @@
 //
 // Thread safety: Push from any thread (no lock and no cache line all writers
 // share, except every background_cut rows of a thread while readers are
-// present: see Help below). Snapshot from any thread: it takes RunSetHolder's
-// mutex and the tail cache's mutex briefly, and where at least seal_threshold
-// rows are in no run, sort_mu_ for one sort of them (so that they are sorted
-// once). Background work runs as one SerialTask on the rep's BackgroundPool,
-// and it and the writers' Help hold work_mu_, so cuts and merges never overlap
-// one another (RunSetHolder's single-merger rule, QuietDetector's single
-// caller), while other reps' tasks run in parallel on the pool's other threads.
+// present, and every kTailStep rows then: see Help and RefreshTail below). Snapshot from any
+// thread: it takes RunSetHolder's mutex and the tail cache's mutex briefly, and where at least
+// seal_threshold rows are in no run, sort_mu_ for one sort of them (so that they are sorted once).
+// Background work runs as one SerialTask on the rep's BackgroundPool, and it and the writers' Help
+// hold work_mu_, so cuts and merges never overlap one another (RunSetHolder's single-merger rule,
+// QuietDetector's single caller), while other reps' tasks run in parallel on the pool's other
+// threads.
 //  - a cut is requested each time a writer thread has pushed background_cut
 //    rows, and again after kRecheckPeriod while unsorted rows or several runs
 //    remain;
@@ -36,6 +36,14 @@
 //    bounded, whatever the writers' rate, the strand's lag or the cores the
 //    writers hold. With no reader, writers only request the strand's work,
 //    as before;
+//  - while the index has readers, a writer thread also sorts the rows after
+//    the shared tail into it every kTailStep of its rows (RefreshTail; one
+//    writer at a time, the others write on), so that a reader sorts for its
+//    own view only the rows since the last refresh, as one small level that
+//    it neither merges nor shares: a reader beside a fast writer no longer
+//    pays for merging the tail's levels, and a Get or a Seek sorts at most
+//    kPrivateTailMax rows (more only when no writer has refreshed: then it
+//    merges them into the shared tail once, for all readers);
 //  - Close (the rep's destructor) cancels: a running merge stops within
 //    SortedRun::kCancelCheck rows and queued tasks do nothing, so destroying
 //    a rep never waits for a big merge. A running cut (a sort of the rows that
@@ -101,14 +109,25 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   // Snapshot, and is sorted in the background. exclusive: no other thread
   // pushes meanwhile (a rep's Insert, as opposed to InsertConcurrently).
   void Push(RowRef ref, bool exclusive = false) {
-    if (write_list_.Push(region_, ref, ref, 1, exclusive)) Due();
+    if (const unsigned marks = write_list_.Push(region_, ref, ref, 1, exclusive)) Due(marks);
   }
   // Adds n nodes linked newest first (WriteList::Push), with one publication.
   void PushChain(RowRef newest, RowRef oldest, uint64_t n, bool exclusive = false) {
-    if (write_list_.Push(region_, newest, oldest, n, exclusive)) Due();
+    if (const unsigned marks = write_list_.Push(region_, newest, oldest, n, exclusive)) Due(marks);
   }
   // Rows pushed so far. O(1).
   uint64_t Count() const { return write_list_.Count(); }
+
+  // Rows a writer thread adds between its refreshes of the shared tail while
+  // readers are present.
+  static constexpr uint64_t kTailStep = 16;
+  // A reader that finds at most this many rows after the shared tail sorts
+  // them for itself, as one more level of its view, and leaves the shared
+  // tail alone: writers refresh it (RefreshTail), so a reader pays for the
+  // rows since the last refresh only, and merges nothing. More rows (no
+  // writer has refreshed it: readers just arrived, or many writers) are
+  // merged into the shared tail once, as before.
+  static constexpr size_t kPrivateTailMax = 4 * kTailStep;
 
   // The rows pushed after a run set's `covered` heads up to `heads`, sorted
   // into a few runs that keep every prefix (`levels`, biggest first, each
@@ -230,6 +249,9 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   // Cuts and merges that writer threads did themselves because readers were
   // present (Help), and the times a writer waited for another's.
   uint64_t WriterHelps() const { return writer_helps_.load(std::memory_order_relaxed); }
+  // Refreshes of the shared tail by writers while readers were present
+  // (RefreshTail).
+  uint64_t TailRefreshes() const { return tail_refreshes_.load(std::memory_order_relaxed); }
   uint64_t WriterWaits() const { return writer_waits_.load(std::memory_order_relaxed); }
   // Rows in no published run (as of the last published set; may lag).
   uint64_t Unsorted() const {
@@ -242,12 +264,26 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   friend class concurrency::SerialTask;
   // Queues a background task unless one is already queued.
   void Schedule(bool delayed) { task_.Schedule(shared_from_this(), delayed); }
-  // A writer's shard has taken background_cut more rows: the writer helps
-  // when readers are present, and requests the strand's work either way.
-  void Due() {
-    if (ReadersPresent()) Help();
-    Schedule(false);
+  // A writer's shard reached a mark (WriteList::kCut: background_cut more
+  // rows; kTail: kTailStep more). At kCut the writer helps when readers are
+  // present, and requests the strand's work either way. While readers are
+  // present it also keeps the shared tail sorted every kTailStep rows
+  // (RefreshTail), so that a reader sorts only the few rows since.
+  void Due(unsigned marks) {
+    const bool readers = ReadersPresent();
+    if (readers) write_list_.ArmTail(kTailStep);
+    if (marks & WriteList::kCut) {
+      if (readers) Help();
+      Schedule(false);
+    } else if (readers) {
+      RefreshTail();
+    }
   }
+  // Sorts the rows after the shared tail into it, and publishes it as a run
+  // once it holds seal_threshold rows (as a Snapshot would), unless another
+  // writer is doing that. Never throws.
+  void RefreshTail();
+  std::atomic<bool> refreshing_{false};
   // The writer's share of the work (see the top of this file). Never throws.
   void Help() EXCLUDES(work_mu_);
   // A coarse clock, in milliseconds, for noticing readers.
@@ -284,7 +320,8 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   }
   // Snapshot's view of `set` and the rows after it; publishes them as a run
   // if they are at least seal_threshold.
-  View CutView(std::shared_ptr<const RunSet> set);
+  // reader: as BuildTail's.
+  View CutView(std::shared_ptr<const RunSet> set, bool reader);
   // The background task's cut of the rows after `base`; returns how many it
   // left unsorted.
   // helping: a writer's cut (Help), made whatever the tail's size.
@@ -292,8 +329,11 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   // The tail of `set`, built from the cached one when it starts where `set`
   // ends; loads the write list's heads.
   // cancel: the strand's (Close stops its big sorts: Cancelled is thrown);
-  // nullptr for a reader.
-  Tail BuildTail(const RunSet& set, const std::atomic<bool>* cancel) EXCLUDES(tail_mu_);
+  // nullptr for a reader or a writer.
+  // reader: a few rows after the cached tail (kPrivateTailMax) become a level
+  // of this tail only, neither merged nor cached.
+  Tail BuildTail(const RunSet& set, const std::atomic<bool>* cancel, bool reader = false)
+      EXCLUDES(tail_mu_);
   struct Cancelled {};
   // The rows `refs` names as one run in the runs' layout, sorted in bounded
   // pieces and merged (see the definition); nullptr if *cancel became true.
@@ -394,6 +434,7 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   std::atomic<uint64_t> merges_cancelled_{0};  // a statistic
   std::atomic<uint64_t> writer_helps_{0};      // a statistic
   std::atomic<uint64_t> writer_waits_{0};      // a statistic
+  std::atomic<uint64_t> tail_refreshes_{0};    // a statistic
   // When a Snapshot was last taken (NowMs), and for how long after it the
   // index counts as having readers.
   std::atomic<uint64_t> last_read_ms_{0};

@@ -9,14 +9,15 @@ std::shared_ptr<const RunSet> RunSetHolder::PublishCut(const std::shared_ptr<con
                                                        std::shared_ptr<const SortedRun> run,
                                                        const WriteList::Heads& covered) {
   auto next = std::make_shared<RunSet>();
-  next->runs = base->runs;
-  next->entries = base->entries + run->size();
-  next->bytes = base->bytes + run->bytes();
-  next->runs.push_back(std::move(run));
   next->covered = covered;
   concurrency::MutexLock lock(&mu_);
-  if (current_ != base) return nullptr;
-  next->version = base->version + 1;
+  if (current_->covered != base->covered) return nullptr;
+  next->runs.reserve(current_->runs.size() + 1);
+  next->runs = current_->runs;
+  next->entries = current_->entries + run->size();
+  next->bytes = current_->bytes + run->bytes();
+  next->runs.push_back(std::move(run));
+  next->version = current_->version + 1;
   current_ = next;
   version_.store(next->version, std::memory_order_release);
   return next;

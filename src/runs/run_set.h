@@ -51,9 +51,12 @@ class RunSetHolder {
   // with its view's to notice a merge (acquire pairs with the store under mu_).
   uint64_t Version() const { return version_.load(std::memory_order_acquire); }
 
-  // Publishes `base` plus `run`, which holds the entries between base->covered
-  // and `covered`, if `base` is still current. Returns the published set, or
-  // nullptr if another cut was published first (the caller keeps its run private).
+  // Publishes the current set plus `run`, which holds the entries between
+  // base->covered and `covered`, if no other cut was published since `base`
+  // (the current set covers what `base` covers: merges since do not matter,
+  // as they only replace runs by one holding the same entries). Returns the
+  // published set, or nullptr if another cut was published first (the
+  // caller keeps its run private).
   std::shared_ptr<const RunSet> PublishCut(const std::shared_ptr<const RunSet>& base,
                                            std::shared_ptr<const SortedRun> run,
                                            const WriteList::Heads& covered);

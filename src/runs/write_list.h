@@ -24,6 +24,7 @@
 //     no other push can move the head between its load and its store.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstdint>
@@ -43,9 +44,16 @@ class WriteList {
   using Heads = std::array<RowRef, kShards>;
   static constexpr size_t kLinkBytes = sizeof(RowRef);
 
-  // `due_every`: Push says when a shard has taken this many more nodes.
+  // What Push says a shard has reached (flags): kCut each time the shard has
+  // taken due_every more nodes; kTail at the mark ArmTail set, once.
+  static constexpr unsigned kCut = 1, kTail = 2;
+
+  // `due_every`: Push says kCut when a shard has taken this many more nodes.
   explicit WriteList(uint64_t due_every) : due_every_(due_every) {
-    shards_.ForEach([&](Shard& shard) { shard.due.store(due_every, std::memory_order_relaxed); });
+    shards_.ForEach([&](Shard& shard) {
+      shard.due.store(due_every, std::memory_order_relaxed);
+      shard.cut_due.store(due_every, std::memory_order_relaxed);
+    });
   }
 
   // Pushes n nodes of `region` on the calling thread's shard with one
@@ -53,10 +61,11 @@ class WriteList {
   // which the caller linked newest first (each node's link names the one
   // before it; oldest's link is set here). One node: newest == oldest, n = 1.
   // exclusive: no other thread pushes meanwhile, so plain stores replace the
-  // CAS and the count's read-modify-write. Returns true each time the shard
-  // has taken due_every more nodes (about: threads sharing a shard may race
-  // on it, which only moves a request a little).
-  bool Push(const RowRegion& region, RowRef newest, RowRef oldest, uint64_t n, bool exclusive) {
+  // CAS and the count's read-modify-write. Returns the marks the shard
+  // reached (kCut, kTail), 0 mostly: one comparison with the nearer mark
+  // (about: threads sharing a shard may race on the marks, which only moves
+  // a request a little).
+  unsigned Push(const RowRegion& region, RowRef newest, RowRef oldest, uint64_t n, bool exclusive) {
     Shard& shard = shards_.Mine();
     char* link = region.At(oldest);
     RowRef head = shard.head.load(std::memory_order_relaxed);
@@ -77,10 +86,19 @@ class WriteList {
       count = shard.count.fetch_add(n, std::memory_order_relaxed) + n;
     }
     // relaxed: a scheduling hint.
-    const uint64_t due = shard.due.load(std::memory_order_relaxed);
-    if (count < due) return false;
-    shard.due.store(count + due_every_, std::memory_order_relaxed);
-    return true;
+    if (count < shard.due.load(std::memory_order_relaxed)) return 0;
+    return Reached(shard, count);
+  }
+
+  // Sets the calling thread's shard's kTail mark `every` nodes on (replacing
+  // any earlier one): Push says kTail when the shard has taken that many
+  // more, once. A reader-driven cadence finer than kCut's.
+  void ArmTail(uint64_t every) {
+    Shard& shard = shards_.Mine();
+    // relaxed: scheduling hints, as in Push.
+    shard.tail_due.store(shard.count.load(std::memory_order_relaxed) + every,
+                         std::memory_order_relaxed);
+    SetDue(shard);
   }
 
   Heads LoadHeads() const {
@@ -125,8 +143,32 @@ class WriteList {
   struct Shard {
     std::atomic<RowRef> head{0};
     std::atomic<uint64_t> count{0};
-    std::atomic<uint64_t> due{0};  // the count at which Push returns true next
+    std::atomic<uint64_t> due{0};  // the nearer of the two marks below
+    std::atomic<uint64_t> cut_due{0};
+    std::atomic<uint64_t> tail_due{kNever};  // kNever: not armed
   };
+  static constexpr uint64_t kNever = ~uint64_t{0};
+  static void SetDue(Shard& shard) {
+    // relaxed: scheduling hints.
+    shard.due.store(std::min(shard.cut_due.load(std::memory_order_relaxed),
+                             shard.tail_due.load(std::memory_order_relaxed)),
+                    std::memory_order_relaxed);
+  }
+  // The marks `count` reached, each moved on (kCut) or disarmed (kTail).
+  unsigned Reached(Shard& shard, uint64_t count) {
+    unsigned marks = 0;
+    // relaxed: scheduling hints.
+    if (count >= shard.cut_due.load(std::memory_order_relaxed)) {
+      shard.cut_due.store(count + due_every_, std::memory_order_relaxed);
+      marks |= kCut;
+    }
+    if (count >= shard.tail_due.load(std::memory_order_relaxed)) {
+      shard.tail_due.store(kNever, std::memory_order_relaxed);
+      marks |= kTail;
+    }
+    SetDue(shard);
+    return marks;
+  }
   const uint64_t due_every_;
   concurrency::PerThread<Shard, kShards> shards_;
 };
