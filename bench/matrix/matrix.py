@@ -90,6 +90,10 @@ MODES = {
 }
 
 FLAG_LOW, FLAG_CLIFF = 1.0, 0.8
+# Tail latency: the p99.9 of a Get (readwrite) and of a Seek (seekwhilewriting)
+# while a writer writes, over the base's in the same cell, is flagged above this.
+TAIL_WORKLOADS = {"readwrite": "Get", "seekwhilewriting": "Seek"}
+TAIL_LIMIT = 10.0
 
 
 class Failure(Exception):
@@ -622,9 +626,32 @@ def analyse(doc):
             counts["below_0.8"] += cliff
         order = [r for r in doc["reps"].get(face, []) if r in worst]
         summary[face] = {"base": base, "worst": {r: worst[r] for r in order},
-                         "worst_vs_old": worst_vs_old, "counts": counts}
+                         "worst_vs_old": worst_vs_old, "counts": counts,
+                         "tail": analyse_tail(doc, face, base, label)}
     doc["summary"] = summary
     return doc
+
+
+def analyse_tail(doc, face, base, label):
+    """Each rep's p99.9 over the base's in the read-while-writing cells
+    (TAIL_WORKLOADS; memrep_bench samples the readers' ops only), stored in
+    the cell's entries as "p999_ratio"; returns each rep's worst."""
+    worst = {}
+    for cell in (c for c in doc["cells"] if c["face"] == face):
+        if cell["workload"] not in TAIL_WORKLOADS:
+            continue
+        b = cell["reps"].get(base, {}).get("p999_ns")
+        for rep, e in cell["reps"].items():
+            if not b or not e.get("p999_ns") or rep == base:
+                continue
+            e["p999_ratio"] = e["p999_ns"] / b
+            if rep.endswith(f"@{label}"):
+                continue
+            w = worst.get(rep)
+            if w is None or e["p999_ratio"] > w["ratio"]:
+                worst[rep] = {"cell": cell["id"], "ratio": e["p999_ratio"],
+                              "p999_ns": e["p999_ns"], "base_p999_ns": b}
+    return worst
 
 
 def fmt_ratio(r, status="ok"):
@@ -689,6 +716,27 @@ def markdown(doc):
         k = s["counts"]
         out += ["", f"{k['cells']} cells; {k['below_1']} where some rep is below 1.0x, "
                 f"{k['below_0.8']} below 0.8x.", ""]
+        if s.get("tail"):
+            tail_cells = [c for c in cells if c["workload"] in TAIL_WORKLOADS]
+            out += [f"### Tail latency while writing ({face})", "",
+                    "p99.9 of the readers' op (a Get in readwrite, a new iterator's Seek and "
+                    "Nexts in seekwhilewriting; memrep_bench times about one op in 64) over "
+                    f"the base's in the same cell; **bold !!**: above {TAIL_LIMIT:g}x. The "
+                    "base's own p99.9 in ns.", "",
+                    "| cell | base p99.9 ns | " + " | ".join(r for r in reps if r != s["base"])
+                    + " |", "|---|---|" + "---|" * (len(reps) - 1)]
+            for c in tail_cells:
+                bp = c["reps"].get(s["base"], {}).get("p999_ns")
+                row = [c["id"], "-" if not bp else f"{bp:,.0f}"]
+                for r in reps:
+                    if r == s["base"]:
+                        continue
+                    q = c["reps"].get(r, {}).get("p999_ratio")
+                    text = "-" if q is None else f"{q:.2f}x"
+                    row.append(f"**{text}** !!" if q is not None and q > TAIL_LIMIT else text)
+                out.append("| " + " | ".join(row) + " |")
+            out += ["", "Worst p99.9 over the base's per rep: " + "; ".join(
+                f"{r} {w['ratio']:.2f}x at {w['cell']}" for r, w in s["tail"].items()) + ".", ""]
         if s["worst_vs_old"]:
             olds = [r for r in reps if f"{r}@{label}" in reps]
             out += [f"### New over @{label}, per cell ({face})", "",
@@ -719,6 +767,12 @@ def summary_lines(doc):
                 v = s["worst_vs_old"][r]
                 extra = f"  (new/@{label} worst {fmt_ratio(v['ratio'])} at {v['cell']})"
             lines.append(f"  {r:<22} {fmt_ratio(w['ratio'], w['status']):>7}  {w['cell']}{extra}")
+        if s.get("tail"):
+            lines.append(f"{face}: worst p99.9 while writing over the base's "
+                         f"(limit {TAIL_LIMIT:g}x):")
+            for r, w in s["tail"].items():
+                flag = "  above the limit" if w["ratio"] > TAIL_LIMIT else ""
+                lines.append(f"  {r:<22} {w['ratio']:>6.2f}x  {w['cell']}{flag}")
     if doc["failures"]:
         lines.append(f"{len(doc['failures'])} failure(s): see matrix.md")
     return lines

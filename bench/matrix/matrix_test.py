@@ -150,6 +150,29 @@ class MatrixTest(unittest.TestCase):
             self.assertEqual(s["counts"]["below_1"], below1)
             self.assertEqual(s["counts"]["below_0.8"], below08)
 
+    def test_tail_latency(self):
+        # Each rep's p99.9 over the base's in the read-while-writing cells,
+        # and its worst (the largest) in the summary.
+        d = self.doc
+        s = d["summary"]["rep"]
+        base = s["base"]
+        worst = {}
+        for c in (c for c in d["cells"] if c["face"] == "rep"):
+            for r, e in c["reps"].items():
+                b = c["reps"].get(base, {}).get("p999_ns")
+                if c["workload"] not in ("readwrite", "seekwhilewriting") or r == base:
+                    self.assertNotIn("p999_ratio", e, f"{c['id']} {r}")
+                    continue
+                if not b or not e.get("p999_ns"):
+                    continue
+                self.assertAlmostEqual(e["p999_ratio"], e["p999_ns"] / b)
+                if not r.endswith("@old") and e["p999_ratio"] > worst.get(r, 0):
+                    worst[r] = e["p999_ratio"]
+        self.assertEqual({r: w["ratio"] for r, w in s["tail"].items()}, worst)
+        if worst:
+            with open(os.path.join(self.out, "matrix.md")) as f:
+                self.assertIn("### Tail latency while writing (rep)", f.read())
+
     def test_markdown_and_redraw(self):
         with open(os.path.join(self.out, "matrix.md")) as f:
             md = f.read()
