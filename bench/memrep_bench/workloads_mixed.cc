@@ -162,21 +162,31 @@ Measurement Mix8020Phase(Face& face, const WorkloadInput& in, uint32_t threads) 
     TakeStatus(Status::InvalidArgument("the key plan does not fit mix8020"), "setup", &m);
     return m;
   }
-  // n operations in all: thread t writes write_keys[lo, hi) (its share of
-  // the n / 5 new versions), each after 4 Gets of its read keys.
+  // n operations in all: n / 5 new versions, write_keys[w] with sequence
+  // n + 1 + w, each after 4 Gets of the writing thread's read keys. The
+  // threads take w from one counter, so sequences grow with time across
+  // threads, as a database hands them out: a version is never older than
+  // the ones already written by more than the writes in flight. (Slices
+  // per thread would give one thread's versions sequences older than all of
+  // the other's for the whole run, which no RocksDB write path does, and a
+  // rep that keeps a key's versions in sequence order would step over the
+  // newer ones at every insert of a hot key.)
   const uint64_t written = n / 5;
   const VersionRule rule{n, /*rewrites=*/true};
   std::vector<uint64_t> hits(threads, 0);
   std::vector<uint64_t> puts(threads, 0);
+  std::atomic<uint64_t> next_write{0};
   Checker checker;
   ThreadRun run = RunTimed(in, threads, n, threads, [&](uint32_t t, ThreadStats& stats) {
-    const uint64_t lo = written * t / threads, hi = written * (t + 1) / threads;
     typename Face::Writer writer(face, in, /*concurrent=*/threads > 1);
     typename Face::Reader reader(face, in);
     const std::vector<uint32_t>& mine = in.plan->read_keys[t];
     size_t r = 0;
-    uint64_t found = 0;
-    for (uint64_t w = lo; w < hi && !checker.failed(); ++w) {
+    uint64_t found = 0, mine_written = 0;
+    // relaxed: only hands out distinct indexes; the Puts publish themselves.
+    for (uint64_t w = next_write.fetch_add(1, std::memory_order_relaxed);
+         w < written && !checker.failed(); w = next_write.fetch_add(1, std::memory_order_relaxed)) {
+      ++mine_written;
       for (int g = 0; g < 4; ++g) {
         const uint32_t key = mine[r];
         r = r + 1 == mine.size() ? 0 : r + 1;
@@ -193,7 +203,7 @@ Measurement Mix8020Phase(Face& face, const WorkloadInput& in, uint32_t threads) 
       stats.Count();
     }
     hits[t] = found;
-    puts[t] = hi - lo;
+    puts[t] = mine_written;
   });
   Collect(run, 0, threads, &m);
   for (uint64_t h : hits) m.hits += h;
