@@ -436,6 +436,13 @@ struct HelpFixture {
   HelpFixture() : region(&arena, 1 << 20, WriteList::kLinkBytes), order(nullptr), pool(1) {
     EXPECT_TRUE(region.Init().ok());
   }
+  // Pushes n rows, key seq % 997 at sequence seq, for the next n of *seq.
+  void PushRows(RunIndex& index, uint64_t* seq, int n) {
+    for (int i = 0; i < n; ++i) {
+      ++*seq;
+      index.Push(Row(*seq % 997, *seq));
+    }
+  }
   RowRef Row(uint64_t key, SequenceNumber seq) {
     const std::string k = testing::NumberKey(key);
     RowRef ref = 0;
@@ -469,10 +476,7 @@ TEST(RunIndex, WritersCutTheirRowsWhileReadersArePresent) {
   options.seal_threshold = 1 << 20;  // readers never publish runs themselves
   auto index = std::make_shared<RunIndex>(options, f.order, f.region, f.pool);
   uint64_t seq = 0;
-  for (int i = 0; i < 1000; ++i) {
-    ++seq;
-    index->Push(f.Row(seq % 997, seq));
-  }
+  f.PushRows(*index, &seq, 1000);
   EXPECT_EQ(index->WriterHelps(), 0u) << "no reader yet: the writer only requests work";
   EXPECT_EQ(index->Unsorted(), 1000u);
   EXPECT_EQ(index->NumRuns(), 0u);
@@ -480,8 +484,7 @@ TEST(RunIndex, WritersCutTheirRowsWhileReadersArePresent) {
   (void)index->Snapshot();  // a reader: it sorts the 1000 rows for its view
   uint64_t most_unsorted = 0;
   for (int i = 0; i < 20000; ++i) {
-    ++seq;
-    index->Push(f.Row(seq % 997, seq));
+    f.PushRows(*index, &seq, 1);
     // From the first help on (the rows of the reader-free start wait for it).
     if (index->WriterHelps() > 0) most_unsorted = std::max(most_unsorted, index->Unsorted());
     if (i % 64 == 0) (void)index->Snapshot();
@@ -505,10 +508,7 @@ TEST(RunIndex, WritersRefreshTheSharedTailWhileReadersArePresent) {
   options.seal_threshold = 1 << 20;  // no run is published: the tail holds every row
   auto index = std::make_shared<RunIndex>(options, f.order, f.region, f.pool);
   uint64_t seq = 0;
-  for (int i = 0; i < 1000; ++i) {
-    ++seq;
-    index->Push(f.Row(seq % 997, seq));
-  }
+  f.PushRows(*index, &seq, 1000);
   EXPECT_EQ(index->TailRefreshes(), 0u) << "no reader: writers leave the tail alone";
 
   ASSERT_EQ(HelpFixture::CountView(f.order, index->Snapshot()), seq);  // a reader
@@ -516,8 +516,7 @@ TEST(RunIndex, WritersRefreshTheSharedTailWhileReadersArePresent) {
   // refreshes every kTailStep rows.
   constexpr int kPushes = 4096;
   for (int i = 0; i < kPushes; ++i) {
-    ++seq;
-    index->Push(f.Row(seq % 997, seq));
+    f.PushRows(*index, &seq, 1);
     if (i % 37 == 0) {
       const RunIndex::View view = index->Snapshot();
       ASSERT_EQ(HelpFixture::CountView(f.order, view), seq) << "after row " << seq;
@@ -529,14 +528,8 @@ TEST(RunIndex, WritersRefreshTheSharedTailWhileReadersArePresent) {
   // Right after a refresh, a reader sorts only the rows pushed since, as
   // one level of its own view.
   const uint64_t refreshes = index->TailRefreshes();
-  while (index->TailRefreshes() == refreshes) {
-    ++seq;
-    index->Push(f.Row(seq % 997, seq));
-  }
-  for (int i = 0; i < 5; ++i) {
-    ++seq;
-    index->Push(f.Row(seq % 997, seq));
-  }
+  while (index->TailRefreshes() == refreshes) f.PushRows(*index, &seq, 1);
+  f.PushRows(*index, &seq, 5);
   const RunIndex::View view = index->Snapshot();
   ASSERT_GE(view.tail.levels.size(), 2u);
   EXPECT_EQ(view.tail.levels.back()->size(), 5u);
