@@ -20,6 +20,7 @@ included. At the end a table is printed and written to <out>/results.md and
 """
 
 import argparse
+import concurrent.futures
 import json
 import os
 import re
@@ -60,6 +61,9 @@ def parse_args():
     p.add_argument("--configs", help="comma-separated configuration names (default: the lane's)")
     p.add_argument("--control", action=argparse.BooleanOptionalAction, default=None,
                    help="also run skip_list (default: in the long lane only)")
+    p.add_argument("--jobs", type=int, default=1,
+                   help="runs at once (default 1). A crash round lasts its duration whatever "
+                        "its share of the cores, so two at once halve the short lane's time")
     p.add_argument("--scale", type=float, default=1.0, help="multiplies every run's operations")
     p.add_argument("--timeout", type=float,
                    help="seconds before a run is a HANG (default: per configuration, "
@@ -90,7 +94,7 @@ class Runner:
             sys.exit("stress.py: give --plugin, or --built-in for a db_stress with memrep inside")
         preload = {} if a.built_in else {"LD_PRELOAD": os.path.abspath(a.plugin)}
         self.env = dict(os.environ, **preload)
-        self.results = []
+        self.results = []  # main() fills it, in the plan's order
         os.makedirs(a.out, exist_ok=True)
         # db_crashtest.py runs whatever --stress_cmd names with the flags it
         # draws: a wrapper that loads the plugin (exec: the killed process is
@@ -205,7 +209,6 @@ class Runner:
         r = dict(config=config["name"], rep=rep, outcome=outcome, seconds=round(secs, 1),
                  exit_code=code, detail=detail, known=config.get("known"),
                  log=None if outcome == "PASS" else log)
-        self.results.append(r)
         shown = outcome + (" (known)" if r["known"] and outcome != "PASS" else "")
         print(f"  {config['name']:<24} {rep:<20} {shown:<14} {secs:6.1f} s  {detail}"
               + ("" if outcome == "PASS" else f"  log: {log}"), flush=True)
@@ -312,8 +315,11 @@ def main():
     runs = plan(a, rep_names)
     print(f"{a.lane} lane: {len(runs)} runs ({', '.join(sorted({c['name'] for _, c, _ in runs}))})",
           flush=True)
-    for rep, config, kind in runs:
-        (runner.crash if kind == "crash" else runner.db_stress)(rep, config)
+    def run(r):
+        rep, config, kind = r
+        return (runner.crash if kind == "crash" else runner.db_stress)(rep, config)
+    with concurrent.futures.ThreadPoolExecutor(max(1, a.jobs)) as pool:
+        runner.results = list(pool.map(run, runs))  # in the plan's order
     bad = [r for r in runner.results if r["outcome"] != "PASS" and not r["known"]]
     md = table(runner.results)
     with open(os.path.join(a.out, "results.md"), "w") as f:
