@@ -191,6 +191,81 @@ TEST_P(SortedRunLayoutTest, MergingCursorOverManySourcesMatchesOneSortedArray) {
   }
 }
 
+// A random walk of seeks and steps in both directions over sources that
+// share a few hot keys (each source a stretch of sequence numbers, as runs
+// cut one after another hold: a hot key's versions lie in every source) and
+// some cold ones, against the one sorted array: the cursor's rank of the
+// other sources must hand over at exactly the right entry however the steps
+// turn, and sources run out in both directions.
+TEST_P(SortedRunLayoutTest, MergingCursorRandomWalkOverHotKeysMatchesOneSortedArray) {
+  std::mt19937 rng(7);
+  constexpr int kSources = 7, kEntries = 6000;
+  std::vector<std::vector<RunSlot>> sources(kSources);
+  std::vector<RunSlot> all;
+  for (int i = 0; i < kEntries; ++i) {
+    const bool hot = rng() % 4 != 0;
+    const uint64_t key = hot ? rng() % 5 : 1000 + rng() % 100000;
+    RunSlot s = Slot(testing::NumberKey(key), i + 1);
+    // Mostly the source of this stretch of sequence numbers, sometimes another.
+    const int source = rng() % 8 == 0 ? rng() % kSources : i * kSources / kEntries;
+    sources[source].push_back(s);
+    all.push_back(s);
+  }
+  std::vector<std::unique_ptr<SortedRun>> runs;
+  for (auto& s : sources) {
+    SortSlots(order_, &s);
+    runs.push_back(std::make_unique<SortedRun>(&region_, s, memory_, layout()));
+  }
+  SortSlots(order_, &all);
+  MergingCursor cursor(order_);
+  for (auto& r : runs) cursor.AddSource(r.get());
+  const auto n = static_cast<ptrdiff_t>(all.size());
+  ptrdiff_t at = -1;  // the model: the cursor's index in `all`, -1 when not Valid
+  for (int op = 0; op < 20000; ++op) {
+    const unsigned what = rng() % 100;
+    if (what < 3) {
+      cursor.SeekToFirst();
+      at = 0;
+    } else if (what < 6) {
+      cursor.SeekToLast();
+      at = n - 1;
+    } else if (what < 12) {
+      // A key at or near a hot one, at a sequence inside or past its versions.
+      const uint64_t key = rng() % 2 ? rng() % 6 : rng() % 102000;
+      const std::string target = testing::InternalKey(testing::NumberKey(key), rng() % 7000);
+      const bool for_prev = rng() % 2;
+      ptrdiff_t lower = 0, upper = 0;
+      for (const RunSlot& s : all) {
+        if (order_.CompareRowToKey(s.row, target) < 0) ++lower;
+        if (order_.CompareRowToKey(s.row, target) <= 0) ++upper;
+      }
+      if (for_prev) {
+        cursor.SeekForPrev(target);
+        at = upper - 1;
+      } else {
+        cursor.Seek(target);
+        at = lower < n ? lower : -1;
+      }
+    } else if (at >= 0) {
+      // Runs of steps one way, then the other.
+      const bool next = (op / 37) % 2 == 0 ? what < 80 : what < 30;
+      if (next) {
+        cursor.Next();
+        at = at + 1 < n ? at + 1 : -1;
+      } else {
+        cursor.Prev();
+        at = at - 1;
+      }
+    } else {
+      continue;
+    }
+    ASSERT_EQ(cursor.Valid(), at >= 0) << "op " << op;
+    if (at >= 0) {
+      ASSERT_EQ(cursor.row(), all[at].row) << "op " << op << " at " << at;
+    }
+  }
+}
+
 // A point filter never turns away a key its run holds, and turns away most
 // keys it does not hold, whichever way the run was built (sorted slots, a
 // merge of two runs, a merge of many, from runs with or without a filter).

@@ -3,6 +3,7 @@
 namespace memrep::runs {
 
 void MergingCursor::PickSmallest() {
+  ranked_ = false;
   current_ = -1;
   for (size_t i = 0; i < sources_.size(); ++i) {
     const Source& s = sources_[i];
@@ -12,12 +13,48 @@ void MergingCursor::PickSmallest() {
 }
 
 void MergingCursor::PickLargest() {
+  ranked_ = false;
   current_ = -1;
   for (size_t i = 0; i < sources_.size(); ++i) {
     const Source& s = sources_[i];
     if (!InRange(s)) continue;
     if (current_ < 0 || Compare(s, sources_[current_]) > 0) current_ = static_cast<int>(i);
   }
+}
+
+void MergingCursor::RankOthers() {
+  others_.clear();
+  for (int i = 0; i < static_cast<int>(sources_.size()); ++i) {
+    if (i == current_ || !InRange(sources_[i])) continue;
+    // Insertion: K is small.
+    size_t j = others_.size();
+    others_.push_back(i);
+    for (; j > 0 && Before(i, others_[j - 1]); --j) others_[j] = others_[j - 1];
+    others_[j] = i;
+  }
+  ranked_ = true;
+}
+
+void MergingCursor::Advance() {
+  if (!ranked_) RankOthers();
+  const int moved = current_;
+  if (!InRange(sources_[moved])) {
+    // Exhausted in this direction: the best of the others, if any, is next.
+    if (others_.empty()) {
+      current_ = -1;
+      return;
+    }
+    current_ = others_.front();
+    others_.erase(others_.begin());
+    return;
+  }
+  if (others_.empty() || Before(moved, others_.front())) return;
+  // The best of the others is next; `moved` takes its place in the rank,
+  // shifting the ones before it up by one.
+  current_ = others_.front();
+  size_t j = 1;
+  for (; j < others_.size() && Before(others_[j], moved); ++j) others_[j - 1] = others_[j];
+  others_[j - 1] = moved;
 }
 
 void MergingCursor::SeekToFirst() {
@@ -66,10 +103,11 @@ void MergingCursor::Next() {
       if (static_cast<int>(i) != current_) MoveTo(sources_[i], sources_[i].pos + 1);
     }
     forward_ = true;
+    ranked_ = false;
   }
   Source& s = sources_[current_];
   MoveTo(s, s.pos + 1, 1);
-  PickSmallest();
+  Advance();
 }
 
 void MergingCursor::Prev() {
@@ -80,10 +118,11 @@ void MergingCursor::Prev() {
       if (static_cast<int>(i) != current_) MoveTo(sources_[i], sources_[i].pos - 1);
     }
     forward_ = false;
+    ranked_ = false;
   }
   Source& s = sources_[current_];
   MoveTo(s, s.pos - 1, -1);
-  PickLargest();
+  Advance();
 }
 
 }  // namespace memrep::runs

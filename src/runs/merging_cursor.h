@@ -6,9 +6,14 @@
 // last slot smaller than it. Entries are distinct across sources, so a change
 // of direction moves each other source by exactly one slot.
 // Cost: Seek is one binary search per source (on prefixes or fences), done
-// step by step across the sources so that their cache misses overlap; Next
-// and Prev compare the K source heads (K is small: about max_runs + 1), by
-// their cached prefixes first.
+// step by step across the sources so that their cache misses overlap, and K-1
+// comparisons of the source heads (K is small: about max_runs plus the tail's
+// levels), by their cached prefixes first. The first Next or Prev after it
+// ranks the other sources (insertion sort, at most K(K-1)/2 comparisons);
+// from then on a step compares the current source's new head with the best of
+// the others, and only when that one is better, walks the rank to re-insert
+// it: one comparison while consecutive entries come from one source (the
+// versions of a hot key), about K/2 when they alternate at random.
 #pragma once
 
 #include <cstddef>
@@ -28,7 +33,9 @@ class MergingCursor {
   // Forgets every source; the cursor is then not Valid().
   void Clear() {
     sources_.clear();
+    others_.clear();
     current_ = -1;
+    ranked_ = false;
   }
 
   // REQUIRES: `run` outlives the cursor's use of it.
@@ -79,16 +86,33 @@ class MergingCursor {
     if (a.prefix != b.prefix) return a.prefix < b.prefix ? -1 : 1;
     return order_.CompareRows(Row(a), Row(b));
   }
+  // Whether source a's head comes before source b's in the current direction
+  // (heads are distinct entries: never equal).
+  bool Before(int a, int b) const {
+    const int c = Compare(sources_[a], sources_[b]);
+    return forward_ ? c < 0 : c > 0;
+  }
   // Positions every source on its first entry >= the key, or with `upper`
   // on its last entry <= it.
   void SeekAll(std::string_view internal_key, bool upper);
   void PickSmallest();
   void PickLargest();
+  // Fills others_ with every in-range source but the current one, in order.
+  void RankOthers();
+  // After the current source moved one step in the current direction: keeps
+  // it current while its head still comes first, else hands over to the
+  // best of the others and re-inserts it into the rank.
+  void Advance();
 
   const format::KeyOrder& order_;
   std::vector<Source> sources_;
   int current_ = -1;
   bool forward_ = true;
+  // When ranked_: the in-range sources other than current_, best first in the
+  // current direction (positioning, above, holds for each). A seek or a
+  // change of direction clears ranked_; the next step ranks them again.
+  std::vector<int> others_;
+  bool ranked_ = false;
 };
 
 }  // namespace memrep::runs
