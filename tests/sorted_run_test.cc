@@ -38,6 +38,18 @@ class SortedRunLayoutTest : public SortedRunTest,
                             public ::testing::WithParamInterface<SortedRun::Layout> {
  protected:
   SortedRun::Layout layout() const { return GetParam(); }
+  // Each source sorted into a run of this layout, and `all` sorted: the one
+  // array that a merging cursor over those runs must walk.
+  std::vector<std::unique_ptr<SortedRun>> RunsOf(std::vector<std::vector<RunSlot>>* sources,
+                                                 std::vector<RunSlot>* all) {
+    std::vector<std::unique_ptr<SortedRun>> runs;
+    for (auto& s : *sources) {
+      SortSlots(order_, &s);
+      runs.push_back(std::make_unique<SortedRun>(&region_, s, memory_, layout()));
+    }
+    SortSlots(order_, all);
+    return runs;
+  }
   size_t MaxBytesPerEntry() const {
     return layout() == SortedRun::Layout::kFenced ? SortedRun::kMaxBytesPerEntry
                                                   : SortedRun::kBytesPerEntryWithPrefixes;
@@ -150,12 +162,7 @@ TEST_P(SortedRunLayoutTest, MergingCursorOverManySourcesMatchesOneSortedArray) {
     sources[rng() % 5].push_back(s);
     all.push_back(s);
   }
-  std::vector<std::unique_ptr<SortedRun>> runs;
-  for (auto& s : sources) {
-    SortSlots(order_, &s);
-    runs.push_back(std::make_unique<SortedRun>(&region_, s, memory_, layout()));
-  }
-  SortSlots(order_, &all);
+  const std::vector<std::unique_ptr<SortedRun>> runs = RunsOf(&sources, &all);
   MergingCursor cursor(order_);
   for (auto& r : runs) cursor.AddSource(r.get());
   size_t i = 0;
@@ -211,12 +218,7 @@ TEST_P(SortedRunLayoutTest, MergingCursorRandomWalkOverHotKeysMatchesOneSortedAr
     sources[source].push_back(s);
     all.push_back(s);
   }
-  std::vector<std::unique_ptr<SortedRun>> runs;
-  for (auto& s : sources) {
-    SortSlots(order_, &s);
-    runs.push_back(std::make_unique<SortedRun>(&region_, s, memory_, layout()));
-  }
-  SortSlots(order_, &all);
+  const std::vector<std::unique_ptr<SortedRun>> runs = RunsOf(&sources, &all);
   MergingCursor cursor(order_);
   for (auto& r : runs) cursor.AddSource(r.get());
   const auto n = static_cast<ptrdiff_t>(all.size());
