@@ -14,7 +14,9 @@
 #               RocksDB's registrar table compiled with RocksDB's flags
 #               (scripts/rocksdb-intree.sh 9.10 --compile-only; the whole build and its
 #               tests: scripts/rocksdb-intree.sh, docs/rocksdb.md)
-#   tsan        ThreadSanitizer, with assertions: everything, the stress tests included
+#   tsan        ThreadSanitizer, with assertions: everything, the stress tests included,
+#               but five single-threaded suites of the RocksDB differential test
+#               (tests/CMakeLists.txt; the release and asan lanes run them)
 #   asan        AddressSanitizer + UndefinedBehaviorSanitizer, with assertions: everything,
 #               built with clang, so -Wthread-safety and -Werror check every target
 #   stress      RocksDB's db_stress and crash test over every rep (scripts/stress.sh's
