@@ -100,6 +100,78 @@ TEST_P(SortedRunLayoutTest, MergeInterleavesAndCountsMemory) {
   EXPECT_EQ(memory_->load(), 0) << "destroyed runs give their bytes back";
 }
 
+TEST_P(SortedRunLayoutTest, ARunWithNoCounterSearchesAndMergesAndCountsNowhere) {
+  // A reader's private level is built with no counter: it must work as any
+  // run, a merge of it into a counted run must count only the result, and
+  // building or destroying it must touch no counter.
+  std::vector<RunSlot> even, odd;
+  for (int i = 0; i < 40; ++i) (i % 2 ? odd : even).push_back(Slot(testing::NumberKey(i), 1));
+  {
+    auto own = std::make_shared<const SortedRun>(&region_, even, nullptr, layout());
+    auto counted = std::make_shared<const SortedRun>(&region_, odd, memory_, layout());
+    EXPECT_EQ(memory_->load(), static_cast<int64_t>(counted->bytes())) << "the private run counted";
+    for (int i = 0; i < 40; i += 2) {
+      const std::string key = testing::InternalKey(testing::NumberKey(i), kMaxSequenceNumber);
+      EXPECT_EQ(own->LowerBound(order_, Target(order_, key)), static_cast<size_t>(i / 2));
+    }
+    auto merged = SortedRun::Merge(order_, *own, *counted, memory_, layout());
+    ASSERT_EQ(merged->size(), 40u);
+    EXPECT_EQ(memory_->load(), static_cast<int64_t>(counted->bytes() + merged->bytes()));
+    own.reset();
+    EXPECT_EQ(memory_->load(), static_cast<int64_t>(counted->bytes() + merged->bytes()))
+        << "destroying the private run gave back bytes it never took";
+  }
+  EXPECT_EQ(memory_->load(), 0);
+}
+
+TEST_P(SortedRunLayoutTest, BoundsInWideRangesOfOnePrefixMatchABinarySearch) {
+  // Wide ranges of one prefix: 300 versions of a hot key among cold keys,
+  // and 200 distinct keys sharing their first 8 bytes (two versions each).
+  // Every bound, at every sequence number around them, must be the one a
+  // plain search of the sorted rows gives, whatever way Bound probes.
+  std::vector<RunSlot> slots;
+  for (int k = 0; k < 40; ++k) {
+    const std::string key = testing::NumberKey(k);
+    const int versions = k == 17 ? 300 : 3;
+    for (int v = 1; v <= versions; ++v) slots.push_back(Slot(key, 10 * v));
+  }
+  for (int k = 0; k < 200; ++k) {
+    const std::string key = "shared8b" + testing::NumberKey(k);
+    for (int v = 1; v <= 2; ++v) slots.push_back(Slot(key, 10 * v));
+  }
+  SortSlots(order_, &slots);
+  const SortedRun run(&region_, slots, memory_, layout());
+  std::vector<std::string> targets;
+  for (int k : {0, 16, 17, 18, 39}) {
+    for (SequenceNumber seq : {SequenceNumber{0}, SequenceNumber{5}, SequenceNumber{10},
+                               SequenceNumber{15}, SequenceNumber{1500}, SequenceNumber{2995},
+                               SequenceNumber{3000}, SequenceNumber{3001}, kMaxSequenceNumber}) {
+      targets.push_back(testing::InternalKey(testing::NumberKey(k), seq));
+    }
+  }
+  for (int k : {0, 1, 99, 100, 198, 199, 200}) {
+    for (SequenceNumber seq :
+         {SequenceNumber{5}, SequenceNumber{10}, SequenceNumber{20}, kMaxSequenceNumber}) {
+      targets.push_back(testing::InternalKey("shared8b" + testing::NumberKey(k), seq));
+    }
+  }
+  targets.push_back(testing::InternalKey("shared8a", kMaxSequenceNumber));
+  targets.push_back(testing::InternalKey("shared8c", 0));
+  for (const std::string& key : targets) {
+    const Target t(order_, key);
+    size_t lower = 0, upper = 0;
+    for (size_t i = 0; i < slots.size(); ++i) {
+      const int c = order_.CompareRowToKey(slots[i].row, key);
+      lower += c < 0 ? 1 : 0;
+      upper += c <= 0 ? 1 : 0;
+    }
+    uint64_t tag;
+    const std::string user(format::RowUserKey(slots[std::min(lower, slots.size() - 1)].row, &tag));
+    EXPECT_EQ(run.LowerBound(order_, t), lower) << "near " << user;
+    EXPECT_EQ(run.UpperBound(order_, t), upper) << "near " << user;
+  }
+}
+
 TEST_P(SortedRunLayoutTest, BoundsFindTheRightSlots) {
   std::vector<RunSlot> slots;
   for (int i = 0; i < 50; ++i) {

@@ -83,12 +83,14 @@ RunIndex::Tail RunIndex::BuildTail(const RunSet& set, const std::atomic<bool>* c
   tail.heads = heads;
   if (reader && !delta.empty() && delta.size() <= kPrivateTailMax &&
       tail.size() + delta.size() < options_.seal_threshold) {
-    // A few rows since a writer's refresh: this view's own level.
+    // A few rows since a writer's refresh: this view's own level, scratch
+    // that no counter holds (no shared cache line written for it: a reader
+    // beside a writer takes one such level per view).
     std::vector<RunSlot> slots;
     slots.reserve(delta.size());
     for (RowRef r : delta) slots.push_back(MakeSlot(order_, region_, r));
     SortSlots(order_, &slots);
-    tail.levels.push_back(std::make_shared<const SortedRun>(&region_, slots, run_memory_,
+    tail.levels.push_back(std::make_shared<const SortedRun>(&region_, slots, nullptr,
                                                             SortedRun::Layout::kWithPrefixes));
     return tail;
   }
@@ -244,7 +246,10 @@ RunIndex::View RunIndex::Snapshot() {
   }
   // Ask once per run-set version for background work when this view is not a
   // single array: the strand then merges, or cuts and merges when idle.
+  // The load first: a reader beside writers takes a view per Seek, mostly of
+  // a version it has already nudged, and a load leaves the line shared.
   if ((view.set->runs.size() > 1 || view.tail.size() > 0) &&
+      nudged_version_.load(std::memory_order_relaxed) != view.set->version &&
       nudged_version_.exchange(view.set->version, std::memory_order_relaxed) != view.set->version) {
     Schedule(false);
   }

@@ -283,7 +283,6 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   // once it holds seal_threshold rows (as a Snapshot would), unless another
   // writer is doing that. Never throws.
   void RefreshTail();
-  std::atomic<bool> refreshing_{false};
   // The writer's share of the work (see the top of this file). Never throws.
   void Help() EXCLUDES(work_mu_);
   // A coarse clock, in milliseconds, for noticing readers.
@@ -349,6 +348,13 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   std::shared_ptr<const SortedRun> Seal(const Tail& tail, const SortedRun* more,
                                         SortedRun::Layout layout, SortedRun::Filter filter) const;
 
+  // Layout: the members that one side writes often are kept in groups that
+  // each start a cache line of their own (alignas), away from the members
+  // both sides only read (the options, the region, the write list's and the
+  // reader slots' own padded arrays): a reader beside a writer then misses
+  // only on the lines that carry what the writer published (the shard head,
+  // the run set, the shared tail), not on lines the writer wrote for a
+  // statistic or a flag (false sharing).
   const RunIndexOptions options_;
   const format::KeyOrder& order_;
   const RowRegion& region_;
@@ -375,9 +381,10 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   // Clears the views in reader slots that are no longer current (slots in
   // use are skipped: their reader is reading a view it may keep).
   void DropStaleViews();
-  RunSetHolder runs_;
+  alignas(concurrency::kCacheLine) RunSetHolder runs_;
   const MemoryCounter run_memory_ = std::make_shared<std::atomic<int64_t>>(0);
-  std::atomic<bool> frozen_{false};
+  // Written by whoever publishes a set or the shared tail, and by ChargedBytes.
+  alignas(concurrency::kCacheLine) std::atomic<bool> frozen_{false};
   // What ChargedBytes reads, kept in atomics so that it takes no lock
   // (RocksDB asks after every insert): the current run set's bytes and
   // entries (stored as each set is published), the tail cache's bytes, the
@@ -401,7 +408,7 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   // cached tail of rows a run now holds go.
   void NoteSet();
   // The filter of published runs (RunIndexOptions::point_filters).
-  const SortedRun::Filter filter_;
+  alignas(concurrency::kCacheLine) const SortedRun::Filter filter_;
   // The filter of a run a background step (a cut, a merge) makes: only
   // while the index has readers, so that with no reader the write path
   // builds and charges nothing more; and none once the index is idle or
@@ -425,16 +432,20 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   // Held while sorting many rows (ManyUnsorted), so that they are sorted
   // once. Taken before tail_mu_ and RunSetHolder's mutex, never after.
   concurrency::Mutex sort_mu_;
-  concurrency::Mutex tail_mu_;
+  alignas(concurrency::kCacheLine) concurrency::Mutex tail_mu_;
   Tail tail_cache_ GUARDED_BY(tail_mu_);
 
-  // The RunSet version for which an iterator last asked for background work.
-  std::atomic<uint64_t> nudged_version_{~uint64_t{0}};
-
+  // Written by writers (RefreshTail, Help) and the strand.
+  // Set while one writer refreshes the shared tail (RefreshTail).
+  alignas(concurrency::kCacheLine) std::atomic<bool> refreshing_{false};
   std::atomic<uint64_t> merges_cancelled_{0};  // a statistic
   std::atomic<uint64_t> writer_helps_{0};      // a statistic
   std::atomic<uint64_t> writer_waits_{0};      // a statistic
   std::atomic<uint64_t> tail_refreshes_{0};    // a statistic
+
+  // Written by readers (Snapshot), read by writers.
+  // The RunSet version for which an iterator last asked for background work.
+  alignas(concurrency::kCacheLine) std::atomic<uint64_t> nudged_version_{~uint64_t{0}};
   // When a Snapshot was last taken (NowMs), and for how long after it the
   // index counts as having readers.
   std::atomic<uint64_t> last_read_ms_{0};
@@ -446,7 +457,7 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   // several runs: once nothing arrives for a period, it becomes one run.
   static constexpr std::chrono::milliseconds kRecheckPeriod{10};
   // Whether inserts have paused; background tasks only (they never overlap).
-  concurrency::QuietDetector quiet_{kRecheckPeriod};
+  alignas(concurrency::kCacheLine) concurrency::QuietDetector quiet_{kRecheckPeriod};
   // Per-shard counts at the last background task (under work_mu_).
   std::array<uint64_t, WriteList::kShards> last_counts_ GUARDED_BY(work_mu_){};
   // Whether at least as many writer threads as cores pushed since the last

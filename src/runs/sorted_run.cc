@@ -82,7 +82,8 @@ SortedRun::SortedRun(Parts parts, MemoryCounter memory)
       memory_(std::move(memory)) {
   BuildTop();
   // relaxed: a statistic; the run itself is published by its RunSet.
-  memory_->fetch_add(static_cast<int64_t>(bytes()), std::memory_order_relaxed);
+  if (memory_ != nullptr)
+    memory_->fetch_add(static_cast<int64_t>(bytes()), std::memory_order_relaxed);
 }
 
 SortedRun::SortedRun(const RowRegion* region, const std::vector<RunSlot>& sorted,
@@ -90,7 +91,8 @@ SortedRun::SortedRun(const RowRegion* region, const std::vector<RunSlot>& sorted
     : SortedRun(FromSlots(region, sorted, layout, filter), std::move(memory)) {}
 
 SortedRun::~SortedRun() {
-  memory_->fetch_sub(static_cast<int64_t>(bytes()), std::memory_order_relaxed);
+  if (memory_ != nullptr)
+    memory_->fetch_sub(static_cast<int64_t>(bytes()), std::memory_order_relaxed);
 }
 
 std::shared_ptr<const SortedRun> SortedRun::Merge(const format::KeyOrder& order, const SortedRun& a,
@@ -232,7 +234,24 @@ SortedRun::Range SortedRun::Narrow(const Target& target, Range window) const {
   size_t last = first;
   while (last < stop && keys[last] == p) ++last;
   if (last == stop && last < keys.size()) {
-    last = static_cast<size_t>(std::upper_bound(keys.begin() + last, keys.end(), p) - keys.begin());
+    // Many entries share p (versions of a hot key, or keys that share their
+    // first 8 bytes): gallop from here, so that the search reads the lines
+    // near the entries it returns rather than probing the whole array.
+    // (All equal to the end: a custom comparator's keys, or p the last.)
+    if (keys.back() == p) {
+      last = keys.size();
+    } else {
+      size_t lo = last, step = kSteps;
+      size_t hi = lo + step;
+      while (hi < keys.size() && keys[hi] == p) {
+        lo = hi + 1;
+        step *= 2;
+        hi = lo + step;
+      }
+      hi = std::min(hi, keys.size());
+      last = static_cast<size_t>(std::upper_bound(keys.begin() + lo, keys.begin() + hi, p) -
+                                 keys.begin());
+    }
   }
   Range range{first, last};
   if (prefixes_.empty()) {
@@ -257,10 +276,46 @@ void SortedRun::PrefetchEntries(Range range) const {
 size_t SortedRun::Bound(const format::KeyOrder& order, const Target& target, Range range,
                         bool upper) const {
   size_t lo = range.lo, hi = range.hi;
+  // Whether the search goes right of entry i.
+  auto right_of = [&](size_t i) {
+    const int c = order.CompareRowToKey(row(i), target.internal_key);
+    return c < 0 || (upper && c == 0);
+  };
+  if (hi - lo > 2 * kFenceStride) {
+    // A wide range: entries that share the target's prefix. When they are
+    // the versions of the target's key (a hot key), a seek wants one near
+    // their start (the newest at or below its sequence number), which a
+    // binary search over all of them reaches in log2(versions) row reads.
+    // So probe first where the key's versions begin at the latest (the
+    // range's start, or with fences the entry at the first fence >= the
+    // prefix), and when that is a newer version of the same key, gallop
+    // from there: lo, lo+2, lo+5, lo+10, ... When the entries are distinct
+    // keys that share their first 8 bytes, that costs one probe more than
+    // the binary search below.
+    const size_t q = prefixes_.empty() ? std::min(lo + kFenceStride, hi - 1) : lo;
+    if (!right_of(q)) {
+      hi = q;
+    } else {
+      lo = q + 1;
+      uint64_t tag;
+      const std::string_view user = target.internal_key.substr(0, target.internal_key.size() - 8);
+      if (order.CompareUserKeys(format::RowUserKey(row(q), &tag), user) == 0) {
+        size_t probe = lo, step = 1;
+        while (probe < hi) {
+          if (!right_of(probe)) {
+            hi = probe;
+            break;
+          }
+          lo = probe + 1;
+          probe = lo + step;
+          step *= 2;
+        }
+      }
+    }
+  }
   while (lo < hi) {
     const size_t mid = lo + (hi - lo) / 2;
-    const int c = order.CompareRowToKey(row(mid), target.internal_key);
-    if (c < 0 || (upper && c == 0)) {
+    if (right_of(mid)) {
       lo = mid + 1;
     } else {
       hi = mid;

@@ -32,7 +32,9 @@
 //
 // Thread safety: immutable after construction; shared by reference count.
 // Memory: each run adds its bytes to a counter shared with its rep when built
-// and subtracts them when destroyed.
+// and subtracts them when destroyed; a run built with no counter (nullptr: a
+// reader's private level, scratch that lives for one view) is counted nowhere,
+// so that building it writes no cache line other threads write.
 #pragma once
 
 #include <atomic>
@@ -251,7 +253,7 @@ class SortedRun {
   Array<uint64_t> prefixes_;  // kWithPrefixes: prefixes_[i] = prefix of row(i)
   Array<uint64_t> top_;       // top_[j] = keys[j * kTopStride] of fences_ or prefixes_
   Array<uint64_t> filter_;    // the point filter (kPoint), or empty
-  MemoryCounter memory_;
+  MemoryCounter memory_;      // or nullptr: counted nowhere
 };
 
 }  // namespace memrep::runs
