@@ -504,6 +504,34 @@ TEST_F(SortedRunTest, PickMergeJoinsTheSmallestRunsWithinTheRatio) {
   EXPECT_FALSE(PickMerge(SetOfSizes({5}, memory_), 1, true, &picks)) << "one run: nothing to merge";
 }
 
+TEST_F(SortedRunTest, PickMergeLeavesRunsAnotherMergeHolds) {
+  std::vector<size_t> picks;
+  auto sorted = [&] {
+    std::vector<size_t> p = picks;
+    std::sort(p.begin(), p.end());
+    return p;
+  };
+  // 100 and 400 would be merged first; with 400 busy, 1000 and 2000 are the pair.
+  RunSet set = SetOfSizes({1000, 100, 400, 2000}, memory_);
+  const std::vector<const SortedRun*> busy400{set.runs[2].get()};
+  ASSERT_TRUE(PickMerge(set, 8, false, &picks, busy400));
+  EXPECT_EQ(sorted(), (std::vector<size_t>{0, 3}));
+  // Every run but the busy ones, when all are wanted.
+  ASSERT_TRUE(PickMerge(set, 8, true, &picks, busy400));
+  EXPECT_EQ(sorted(), (std::vector<size_t>{0, 1, 3}));
+  // Busy runs count toward max_runs: 5 runs, max 3, two busy: the three
+  // free ones are merged (the busy pair's merge brings the count to 2).
+  set = SetOfSizes({100000, 10, 100000, 1000, 100000 * kMergeRatio * kMergeRatio}, memory_);
+  const std::vector<const SortedRun*> busy_big{set.runs[0].get(), set.runs[2].get()};
+  ASSERT_TRUE(PickMerge(set, 3, false, &picks, busy_big));
+  EXPECT_EQ(sorted(), (std::vector<size_t>{1, 3, 4}));
+  // Fewer than two free runs: nothing to pick, whatever the count.
+  const std::vector<const SortedRun*> all_but_one{set.runs[0].get(), set.runs[1].get(),
+                                                  set.runs[2].get(), set.runs[3].get()};
+  EXPECT_FALSE(PickMerge(set, 1, true, &picks, all_but_one));
+  EXPECT_FALSE(PickMerge(set, 1, false, &picks, all_but_one));
+}
+
 }  // namespace
 }  // namespace memrep::runs
 
@@ -736,6 +764,46 @@ TEST(RunIndex, HelpingWritersKeepViewsCompleteAndBounded) {
   // machine; without help, every row would wait (the strand is blocked).
   EXPECT_LE(most_unsorted.load(), uint64_t{kWriters} * kPerWriter / 4);
   blocked.Release();
+  index->Close();
+  f.pool.Drain();
+}
+
+// While readers take views and a writer helps, the strand makes the big
+// merges without work_mu_, one at a time, and the writer goes on cutting and
+// merging the other runs beside it: the runs stay few however long a big
+// merge takes (on a machine whose cores the writers and readers hold, the
+// strand's share of a core is small). Every view stays whole.
+TEST(RunIndex, WritersMergeSmallRunsBesideTheStrandsBigMerge) {
+  HelpFixture f;
+  RunIndexOptions options;
+  options.background_cut = 64;  // merges of more than 1024 rows are big
+  options.seal_threshold = 1 << 20;
+  options.max_runs = 4;
+  auto index = std::make_shared<RunIndex>(options, f.order, f.region, f.pool);
+  std::atomic<bool> writing{true};
+  std::atomic<uint64_t> most_runs{0};
+  std::thread reader([&] {
+    while (writing.load()) {
+      const RunIndex::View view = index->Snapshot();
+      const uint64_t runs = view.set->runs.size();
+      uint64_t m = most_runs.load();
+      while (runs > m && !most_runs.compare_exchange_weak(m, runs)) {
+      }
+    }
+  });
+  uint64_t seq = 0;
+  // Until a writer's merge overlapped a big one, 20 batches at most.
+  for (int batch = 0; batch < 20 && index->MergesBesideBig() == 0; ++batch) {
+    f.PushRows(*index, &seq, 50000);
+  }
+  writing.store(false);
+  reader.join();
+  EXPECT_GT(index->MergesBesideBig(), 0u) << "no merge was made beside a big one";
+  EXPECT_GT(index->WriterHelps(), 0u);
+  // At most max_runs once merged, plus the big merge's inputs and the cuts
+  // made since the last merge.
+  EXPECT_LE(most_runs.load(), uint64_t{options.max_runs} + 4);
+  EXPECT_EQ(HelpFixture::CountView(f.order, index->Snapshot()), seq);
   index->Close();
   f.pool.Drain();
 }

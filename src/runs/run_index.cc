@@ -283,12 +283,22 @@ bool RunIndex::BackgroundWork() {
   // (out of memory, a custom comparator) published nothing half-way (runs
   // are replaced whole): readers sort what the task could not, and it runs
   // again after a recheck period.
-  const bool idle = frozen() || quiet_.Quiet(Count(), std::chrono::steady_clock::now());
+  // While writers help readers, a pause of a recheck period is more likely a
+  // writer that lost its core for a while than the end of the writes: the
+  // whole-index merge waits until they stop coming (kReaderWindowMs).
+  const bool quiet = quiet_.Quiet(Count(), std::chrono::steady_clock::now());
+  const bool idle = frozen() || (quiet && !WritersHelping());
   return CutAndMerge(idle, /*helping=*/false);
 }
 
 void RunIndex::Help() {
   bool waited = false;
+  // relaxed: a hint for the strand (WritersHelping); stored once per
+  // millisecond at most, so that helping writers do not keep writing it.
+  const uint64_t now = NowMs();
+  if (last_help_ms_.load(std::memory_order_relaxed) != now) {
+    last_help_ms_.store(now, std::memory_order_relaxed);
+  }
   if (!work_mu_.TryLock()) {
     // Another thread is cutting: write on while the rows in no run are few;
     // past the bound, wait for it and then cut what it left, if still many.
@@ -364,11 +374,16 @@ bool RunIndex::CutAndMerge(bool idle, bool helping) {
   // writers help them: Help), and merges only to keep the runs readers
   // sealed within max_runs.
   const bool yielding = !helping && options_.yield_to_writers && !idle && WritersBusy();
+  // Writers are cutting and merging for readers (Help): the strand leaves
+  // them that work and makes only the big merges, which they leave to it.
+  // So while readers are present the strand takes no core from a reader for
+  // work a writer does anyway, and holds work_mu_ only briefly.
+  const bool deferring = !helping && !idle && WritersHelping();
   // The pre-cut set and tail are let go before merging (Cut returns): holding
   // them would keep runs that merges replace alive, past what MemoryUsage
   // charges for.
   size_t left = 0;
-  if (!yielding) {
+  if (!yielding && !deferring) {
     std::shared_ptr<const RunSet> base = runs_.Current();
     if (ManyUnsorted(*base)) {
       concurrency::MutexLock lock(&sort_mu_);  // as in Snapshot
@@ -385,26 +400,62 @@ bool RunIndex::CutAndMerge(bool idle, bool helping) {
   // into the biggest run, one full copy of it per cut.
   const uint64_t count = Count();
   while (!task_.cancelled() && (!yielding || set->runs.size() > options_.max_runs) &&
-         PickMerge(*set, options_.max_runs, idle && Count() == count, &picks)) {
+         PickMerge(*set, options_.max_runs, idle && Count() == count, &picks, merging_)) {
     std::vector<const SortedRun*> inputs;
-    for (size_t i : picks) inputs.push_back(set->runs[i].get());
-    auto merged = inputs.size() == 2
-                      ? SortedRun::Merge(order_, *inputs[0], *inputs[1], run_memory_,
-                                         LayoutFor(idle), task_.cancel_flag(), FilterFor(idle))
-                      : SortedRun::MergeAll(order_, inputs, run_memory_, LayoutFor(idle),
-                                            task_.cancel_flag(), FilterFor(idle));
+    uint64_t rows = 0;
+    for (size_t i : picks) {
+      inputs.push_back(set->runs[i].get());
+      rows += set->runs[i]->size();
+    }
+    // A big merge is the strand's, made without work_mu_ (below), one at a
+    // time; a writer makes one (holding work_mu_) only when the runs exceed
+    // max_runs, the strand being too far behind. PickMerge offers the
+    // smallest merge first, so a writer or a deferring strand that stops at
+    // a big one has no small one left.
+    const bool big = !frozen() && rows > BigMergeRows();
+    const bool over = set->runs.size() > options_.max_runs;
+    if (big ? (helping ? !over : !merging_.empty()) : deferring) break;
+    std::shared_ptr<const SortedRun> merged;
+    if (big && !helping) {
+      // Its inputs stay in the set (readers search them) and out of other
+      // merges (merging_); writers cut and merge the other runs meanwhile,
+      // so the runs stay few however long this takes on a busy machine.
+      merging_ = inputs;
+      work_mu_.Unlock();
+      try {
+        merged = MergeRuns(inputs, idle);
+      } catch (...) {
+        work_mu_.Lock();
+        merging_.clear();
+        throw;
+      }
+      work_mu_.Lock();
+      merging_.clear();
+    } else {
+      merged = MergeRuns(inputs, idle);
+    }
     if (merged == nullptr) {  // cancelled: the index is closing
       merges_cancelled_.fetch_add(1, std::memory_order_relaxed);
       return false;
     }
     runs_.PublishMerge(inputs, std::move(merged));
     NoteSet();
+    if (!merging_.empty()) merges_beside_big_.fetch_add(1, std::memory_order_relaxed);
     set = runs_.Current();
   }
   // The runs a merge replaced stay alive while a reader slot holds a view of
   // them: let them go (a writer's help leaves this to the strand).
   if (!helping) DropStaleViews();
   return set->runs.size() > 1 || left > 0 || set->entries != Count();
+}
+
+std::shared_ptr<const SortedRun> RunIndex::MergeRuns(const std::vector<const SortedRun*>& inputs,
+                                                     bool idle) const {
+  return inputs.size() == 2
+             ? SortedRun::Merge(order_, *inputs[0], *inputs[1], run_memory_, LayoutFor(idle),
+                                task_.cancel_flag(), FilterFor(idle))
+             : SortedRun::MergeAll(order_, inputs, run_memory_, LayoutFor(idle),
+                                   task_.cancel_flag(), FilterFor(idle));
 }
 
 uint64_t RunIndex::CountBetween(std::string_view start, std::string_view end) const {

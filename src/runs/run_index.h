@@ -18,14 +18,17 @@
 // thread: it takes RunSetHolder's mutex and the tail cache's mutex briefly, and where at least
 // seal_threshold rows are in no run, sort_mu_ for one sort of them (so that they are sorted once).
 // Background work runs as one SerialTask on the rep's BackgroundPool, and it and the writers' Help
-// hold work_mu_, so cuts and merges never overlap one another (RunSetHolder's single-merger rule,
-// QuietDetector's single caller), while other reps' tasks run in parallel on the pool's other
-// threads.
+// hold work_mu_ to pick and make cuts and merges, so those never overlap one another
+// (QuietDetector's single caller), while other reps' tasks run in parallel on the pool's other
+// threads. One exception: the strand makes a big merge (more than BigMergeRows) without work_mu_,
+// its inputs set aside in merging_ so that no other merge picks them (RunSetHolder::PublishMerge
+// then finds every input of every merge still in the set).
 //  - a cut is requested each time a writer thread has pushed background_cut
 //    rows, and again after kRecheckPeriod while unsorted rows or several runs
 //    remain;
-//  - when no row arrived for a whole recheck period, or after Freeze, a task
-//    sorts everything into one run, so a frozen or idle index is one array;
+//  - when no row arrived for a whole recheck period (and no writer came to
+//    help for kReaderWindowMs: see below), or after Freeze, a task sorts
+//    everything into one run, so a frozen or idle index is one array;
 //  - Freeze only flags and requests: it never waits for a sort;
 //  - while the index has readers (a Snapshot in the last kReaderWindowMs),
 //    a writer thread whose shard has taken background_cut more rows does
@@ -36,6 +39,16 @@
 //    bounded, whatever the writers' rate, the strand's lag or the cores the
 //    writers hold. With no reader, writers only request the strand's work,
 //    as before;
+//  - while writers help, the strand leaves them the cuts and the small
+//    merges and makes only the big ones, without work_mu_ (above), so a
+//    helping writer rarely finds work_mu_ taken, and the runs stay few
+//    however small the strand's share of a core (8 threads on 2 cores: a
+//    big merge under work_mu_ took half a second, while readers sealed runs
+//    that nobody merged). A writer makes a big merge itself only when the
+//    runs exceed max_runs. So the readers' cores do no background work the
+//    writers do anyway, and a whole-index merge waits until writers stop
+//    coming to help: a writer that lost its core for a recheck period is
+//    not an idle index;
 //  - while the index has readers, a writer thread also sorts the rows after
 //    the shared tail into it every kTailStep of its rows (RefreshTail; one
 //    writer at a time, the others write on), so that a reader sorts for its
@@ -253,6 +266,8 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   // (RefreshTail).
   uint64_t TailRefreshes() const { return tail_refreshes_.load(std::memory_order_relaxed); }
   uint64_t WriterWaits() const { return writer_waits_.load(std::memory_order_relaxed); }
+  // Merges made while the strand was making a big merge without work_mu_.
+  uint64_t MergesBesideBig() const { return merges_beside_big_.load(std::memory_order_relaxed); }
   // Rows in no published run (as of the last published set; may lag).
   uint64_t Unsorted() const {
     const uint64_t count = Count();
@@ -308,6 +323,13 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   // One step of background work; returns whether more is left for later.
   // helping: a writer's (Help): no yielding to writers.
   bool CutAndMerge(bool idle, bool helping) REQUIRES(work_mu_);
+  // The merge of `inputs` in the layout and filter of a background step.
+  // nullptr if Close cancelled it. May throw std::bad_alloc.
+  std::shared_ptr<const SortedRun> MergeRuns(const std::vector<const SortedRun*>& inputs,
+                                             bool idle) const;
+  // Merges of more rows than this are big: the strand makes them, without
+  // work_mu_ (CutAndMerge).
+  uint64_t BigMergeRows() const { return 16 * uint64_t{options_.background_cut}; }
   // Whether so many rows are in no run of `set` that sorting them should be
   // done once, under sort_mu_, rather than by every reader that arrives
   // meanwhile (a frozen vector rep's whole content, say, wanted at once by
@@ -429,6 +451,10 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   // Help), so that those never overlap: PublishMerge's single merger,
   // quiet_ and last_counts_ rely on it. Taken before sort_mu_.
   concurrency::Mutex work_mu_;
+  // The inputs of the big merge the strand is making without work_mu_
+  // (CutAndMerge), or empty. Other merges never pick them (PickMerge), so
+  // they are still in the set when it publishes.
+  std::vector<const SortedRun*> merging_ GUARDED_BY(work_mu_);
   // Held while sorting many rows (ManyUnsorted), so that they are sorted
   // once. Taken before tail_mu_ and RunSetHolder's mutex, never after.
   concurrency::Mutex sort_mu_;
@@ -438,10 +464,21 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   // Written by writers (RefreshTail, Help) and the strand.
   // Set while one writer refreshes the shared tail (RefreshTail).
   alignas(concurrency::kCacheLine) std::atomic<bool> refreshing_{false};
-  std::atomic<uint64_t> merges_cancelled_{0};  // a statistic
-  std::atomic<uint64_t> writer_helps_{0};      // a statistic
-  std::atomic<uint64_t> writer_waits_{0};      // a statistic
-  std::atomic<uint64_t> tail_refreshes_{0};    // a statistic
+  std::atomic<uint64_t> merges_cancelled_{0};   // a statistic
+  std::atomic<uint64_t> writer_helps_{0};       // a statistic
+  std::atomic<uint64_t> writer_waits_{0};       // a statistic
+  std::atomic<uint64_t> tail_refreshes_{0};     // a statistic
+  std::atomic<uint64_t> merges_beside_big_{0};  // a statistic
+  // When a writer last came to cut and merge for readers (Help; NowMs).
+  std::atomic<uint64_t> last_help_ms_{0};
+  // Whether writers are doing the background work themselves: readers are
+  // present and a writer came to help within kReaderWindowMs. relaxed: a
+  // hint (a wrong answer moves work between the strand and a writer).
+  bool WritersHelping() const {
+    const uint64_t now = NowMs();
+    return ReadersPresent() &&
+           now - last_help_ms_.load(std::memory_order_relaxed) <= kReaderWindowMs;
+  }
 
   // Written by readers (Snapshot), read by writers.
   // The RunSet version for which an iterator last asked for background work.

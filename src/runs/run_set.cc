@@ -1,7 +1,6 @@
 #include "runs/run_set.h"
 
 #include <algorithm>
-#include <numeric>
 
 namespace memrep::runs {
 
@@ -43,12 +42,18 @@ void RunSetHolder::PublishMerge(const std::vector<const SortedRun*>& inputs,
   current_ = std::move(next);
 }
 
-bool PickMerge(const RunSet& set, uint32_t max_runs, bool all, std::vector<size_t>* picks) {
+bool PickMerge(const RunSet& set, uint32_t max_runs, bool all, std::vector<size_t>* picks,
+               const std::vector<const SortedRun*>& busy) {
   const size_t n = set.runs.size();
   picks->clear();
-  if (n < 2) return false;
-  std::vector<size_t> order(n);
-  std::iota(order.begin(), order.end(), 0);
+  // The runs free to merge, by size.
+  std::vector<size_t> order;
+  order.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    if (std::find(busy.begin(), busy.end(), set.runs[i].get()) == busy.end()) order.push_back(i);
+  }
+  const size_t free = order.size();
+  if (free < 2) return false;
   std::sort(order.begin(), order.end(),
             [&](size_t x, size_t y) { return set.runs[x]->size() < set.runs[y]->size(); });
   auto pick = [&](size_t from, size_t count) {
@@ -56,19 +61,21 @@ bool PickMerge(const RunSet& set, uint32_t max_runs, bool all, std::vector<size_
                   order.begin() + static_cast<ptrdiff_t>(from + count));
     return true;
   };
-  if (all) return pick(0, n);
+  if (all) return pick(0, free);
   // The smallest pair of neighbours in size within kMergeRatio: merging
   // small, similar runs first keeps the work per entry logarithmic and the
   // runs few (about 3 while 1M entries arrive in cuts of 4096; merging in
   // tiers of four copied a row half as often but kept twice the runs, and
   // db_bench's seeks right after a fill, which meet them until the idle
   // merge is done, were 6% slower).
-  for (size_t i = 0; i + 1 < n; ++i) {
+  for (size_t i = 0; i + 1 < free; ++i) {
     if (set.runs[order[i + 1]]->size() <= kMergeRatio * set.runs[order[i]]->size()) {
       return pick(i, 2);
     }
   }
-  if (n > max_runs) return pick(0, std::max<size_t>(2, n - max_runs + 1));
+  // Runs being merged count (their merge leaves one): the smallest free ones
+  // bring the count down to max_runs, as far as they can.
+  if (n > max_runs) return pick(0, std::min(free, std::max<size_t>(2, n - max_runs + 1)));
   return false;
 }
 

@@ -61,9 +61,10 @@ class RunSetHolder {
                                            std::shared_ptr<const SortedRun> run,
                                            const WriteList::Heads& covered);
 
-  // Replaces runs `inputs` of the current set by `merged`. REQUIRES: only
-  // one thread merges at a time (the RunIndex's background tasks, which run
-  // on one strand and so never overlap), so all are still present.
+  // Replaces runs `inputs` of the current set by `merged`. REQUIRES: every
+  // input is still in the current set: no other thread merges any of them
+  // (the RunIndex picks the runs of a merge under its work_mu_, never one
+  // that another merge holds: RunIndex::merging_).
   void PublishMerge(const std::vector<const SortedRun*>& inputs,
                     std::shared_ptr<const SortedRun> merged);
 
@@ -81,7 +82,9 @@ inline constexpr size_t kMergeRatio = 4;
 // each run more than kMergeRatio times the size of the next smaller one, and
 // at most max_runs runs (else the smallest runs are merged, as many as bring
 // the count to max_runs, at least two). With `all`, every run at once (one
-// pass) while there are two.
-bool PickMerge(const RunSet& set, uint32_t max_runs, bool all, std::vector<size_t>* picks);
+// pass) while there are two. Runs in `busy` (being merged by another
+// thread) are never picked; they count toward max_runs.
+bool PickMerge(const RunSet& set, uint32_t max_runs, bool all, std::vector<size_t>* picks,
+               const std::vector<const SortedRun*>& busy = {});
 
 }  // namespace memrep::runs
