@@ -375,15 +375,18 @@ bool RunIndex::CutAndMerge(bool idle, bool helping) {
   // sealed within max_runs.
   const bool yielding = !helping && options_.yield_to_writers && !idle && WritersBusy();
   // Writers are cutting and merging for readers (Help): the strand leaves
-  // them that work and makes only the big merges, which they leave to it.
-  // So while readers are present the strand takes no core from a reader for
-  // work a writer does anyway, and holds work_mu_ only briefly.
-  const bool deferring = !helping && !idle && WritersHelping();
+  // them that work. So while readers are present it takes no core from a
+  // reader for work a writer does anyway, and never holds work_mu_ when a
+  // writer comes to help.
+  if (!helping && !idle && WritersHelping()) {
+    DropStaleViews();
+    return true;  // look again later: once writes pause, the work is the strand's
+  }
   // The pre-cut set and tail are let go before merging (Cut returns): holding
   // them would keep runs that merges replace alive, past what MemoryUsage
   // charges for.
   size_t left = 0;
-  if (!yielding && !deferring) {
+  if (!yielding) {
     std::shared_ptr<const RunSet> base = runs_.Current();
     if (ManyUnsorted(*base)) {
       concurrency::MutexLock lock(&sort_mu_);  // as in Snapshot
@@ -407,19 +410,14 @@ bool RunIndex::CutAndMerge(bool idle, bool helping) {
       inputs.push_back(set->runs[i].get());
       rows += set->runs[i]->size();
     }
-    // A big merge is the strand's, made without work_mu_ (below), one at a
-    // time; a writer makes one (holding work_mu_) only when the runs exceed
-    // max_runs, the strand being too far behind. PickMerge offers the
-    // smallest merge first, so a writer or a deferring strand that stops at
-    // a big one has no small one left.
-    const bool big = !frozen() && rows > BigMergeRows();
-    const bool over = set->runs.size() > options_.max_runs;
-    if (big ? (helping ? !over : !merging_.empty()) : deferring) break;
+    // The strand makes a big merge without work_mu_: its inputs stay in the
+    // set (readers search them) and out of other merges (merging_), and a
+    // writer that comes to help meanwhile cuts and merges the other runs,
+    // so the runs stay few however long the big merge takes on a machine
+    // whose cores the writers and readers hold. (A writer merges holding
+    // work_mu_: it helps readers, who want few runs soon.)
     std::shared_ptr<const SortedRun> merged;
-    if (big && !helping) {
-      // Its inputs stay in the set (readers search them) and out of other
-      // merges (merging_); writers cut and merge the other runs meanwhile,
-      // so the runs stay few however long this takes on a busy machine.
+    if (!helping && !frozen() && rows > BigMergeRows()) {
       merging_ = inputs;
       work_mu_.Unlock();
       try {

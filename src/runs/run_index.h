@@ -39,16 +39,16 @@
 //    bounded, whatever the writers' rate, the strand's lag or the cores the
 //    writers hold. With no reader, writers only request the strand's work,
 //    as before;
-//  - while writers help, the strand leaves them the cuts and the small
-//    merges and makes only the big ones, without work_mu_ (above), so a
-//    helping writer rarely finds work_mu_ taken, and the runs stay few
-//    however small the strand's share of a core (8 threads on 2 cores: a
-//    big merge under work_mu_ took half a second, while readers sealed runs
-//    that nobody merged). A writer makes a big merge itself only when the
-//    runs exceed max_runs. So the readers' cores do no background work the
-//    writers do anyway, and a whole-index merge waits until writers stop
-//    coming to help: a writer that lost its core for a recheck period is
-//    not an idle index;
+//  - while writers come to help (within kReaderWindowMs), the strand leaves
+//    them all the cutting and merging, and a whole-index merge waits until
+//    they stop coming: a writer that lost its core for a recheck period is
+//    not an idle index. So the strand, an extra thread, takes no core from a
+//    reader for work a writer does anyway, and a helping writer finds
+//    work_mu_ free (8 threads on 2 cores: the strand's merges of 1.3M rows
+//    under work_mu_ took 300-500 ms at its share of a core, while readers
+//    sealed runs that nobody merged). Where the strand does work beside
+//    writers (before they help, or after a pause), its big merges
+//    (BigMergeRows) run without work_mu_ (above);
 //  - while the index has readers, a writer thread also sorts the rows after
 //    the shared tail into it every kTailStep of its rows (RefreshTail; one
 //    writer at a time, the others write on), so that a reader sorts for its
@@ -327,7 +327,7 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   // nullptr if Close cancelled it. May throw std::bad_alloc.
   std::shared_ptr<const SortedRun> MergeRuns(const std::vector<const SortedRun*>& inputs,
                                              bool idle) const;
-  // Merges of more rows than this are big: the strand makes them, without
+  // Merges of more rows than this are big: the strand makes them without
   // work_mu_ (CutAndMerge).
   uint64_t BigMergeRows() const { return 16 * uint64_t{options_.background_cut}; }
   // Whether so many rows are in no run of `set` that sorting them should be
