@@ -836,6 +836,66 @@ TEST(RunIndex, AWriterPauseBesideReadersIsNotIdleness) {
 namespace memrep::runs {
 namespace {
 
+// An iterator's view is the thread's last one extended by the rows pushed
+// since, as one level of its own, while no run was cut or merged and those
+// rows are few: the view shares the last one's set and shared levels, and
+// its own level holds exactly the rows that no shared level does. Every
+// view shows every row pushed before it.
+TEST(RunIndex, AReaderViewExtendsTheThreadsLastView) {
+  HelpFixture f;
+  BlockedPool blocked(f.pool);  // no cut but the readers' and the writer's
+  RunIndexOptions options;
+  options.background_cut = 1 << 20;
+  options.seal_threshold = 1 << 20;
+  auto index = std::make_shared<RunIndex>(options, f.order, f.region, f.pool);
+  uint64_t seq = 0;
+  f.PushRows(*index, &seq, 300);
+  const RunIndex::View first = index->ReaderView();
+  ASSERT_EQ(HelpFixture::CountView(f.order, first), seq);
+  f.PushRows(*index, &seq, 5);
+  const RunIndex::View second = index->ReaderView();
+  EXPECT_EQ(second.set, first.set);
+  ASSERT_TRUE(second.tail.own);
+  EXPECT_EQ(second.tail.levels.back()->size(),
+            first.tail.own ? first.tail.levels.back()->size() + 5 : 5u);
+  EXPECT_EQ(HelpFixture::CountView(f.order, second), seq);
+  // Unchanged: the same view.
+  const RunIndex::View again = index->ReaderView();
+  EXPECT_EQ(again.tail.levels.back(), second.tail.levels.back());
+  // Rows pushed in steps of 1 to 40: the own level never passes
+  // kPrivateTailMax (then a Snapshot folds it into the shared tail).
+  std::mt19937 rng(7);
+  size_t extended = 0, most_own = 0;
+  for (int step = 0; step < 400; ++step) {
+    const RunIndex::View before = index->ReaderView();
+    f.PushRows(*index, &seq, 1 + static_cast<int>(rng() % 40));
+    const RunIndex::View view = index->ReaderView();
+    ASSERT_EQ(HelpFixture::CountView(f.order, view), seq) << "step " << step;
+    if (view.tail.own) most_own = std::max(most_own, view.tail.levels.back()->size());
+    extended += view.set == before.set && view.tail.own && before.tail.own &&
+                        view.tail.levels.size() == before.tail.levels.size()
+                    ? 1
+                    : 0;
+  }
+  EXPECT_LE(most_own, RunIndex::kPrivateTailMax);
+  EXPECT_GT(extended, 50u) << "the last view was hardly ever extended";
+  // A cut (a new run set) is never extended over: the next view is whole
+  // and built from the new set.
+  const RunIndex::View old_set = index->ReaderView();
+  index->Freeze();
+  blocked.Release();
+  for (int i = 0; i < 1000 && index->NumRuns() != 1; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  ASSERT_EQ(index->NumRuns(), 1u);
+  const RunIndex::View merged = index->ReaderView();
+  EXPECT_NE(merged.set, old_set.set);
+  EXPECT_EQ(merged.set->runs.size(), 1u);
+  EXPECT_EQ(HelpFixture::CountView(f.order, merged), seq);
+  index->Close();
+  f.pool.Drain();
+}
+
 // A point read's view is the thread's last one while nothing changed, and a
 // new one as soon as a row arrives or the runs change: every read sees
 // every row pushed before it, whether the strand, a reader or nobody cut.

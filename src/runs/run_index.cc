@@ -92,6 +92,7 @@ RunIndex::Tail RunIndex::BuildTail(const RunSet& set, const std::atomic<bool>* c
     SortSlots(order_, &slots);
     tail.levels.push_back(std::make_shared<const SortedRun>(&region_, slots, nullptr,
                                                             SortedRun::Layout::kWithPrefixes));
+    tail.own = true;
     return tail;
   }
   if (tail.size() + delta.size() >= options_.seal_threshold) {
@@ -253,6 +254,62 @@ RunIndex::View RunIndex::Snapshot() {
       nudged_version_.exchange(view.set->version, std::memory_order_relaxed) != view.set->version) {
     Schedule(false);
   }
+  return view;
+}
+
+RunIndex::View RunIndex::Extend(const View& last) {
+  // The version first (acquire: the set it names is the one `last` holds, so
+  // the rows up to its `covered` are in last's runs), then the heads: every
+  // row pushed before this call is at or before them.
+  if (last.set == nullptr || runs_.Version() != last.set->version) return View{};
+  const WriteList::Heads heads = write_list_.LoadHeads();
+  if (heads == last.heads()) return last;
+  const SortedRun* own = last.tail.own ? last.tail.levels.back().get() : nullptr;
+  const size_t kept = own == nullptr ? 0 : own->size();
+  if (kept >= kPrivateTailMax) return View{};
+  std::vector<RunSlot> slots;
+  slots.reserve(kPrivateTailMax);
+  if (!WriteList::ForAtMostBetween(
+          region_, heads, last.heads(), kPrivateTailMax - kept,
+          [&](RowRef r) { slots.push_back(MakeSlot(order_, region_, r)); })) {
+    return View{};  // many rows: the shared tail that writers refresh has most of them sorted
+  }
+  // A tail that reaches seal_threshold is published as a run, for all
+  // readers: Snapshot's work (CutView).
+  if (last.tail.size() + slots.size() >= options_.seal_threshold) return View{};
+  // The new rows sorted, then merged with the own level's (sorted, prefixes
+  // kept: no row read while prefixes differ).
+  SortSlots(order_, &slots);
+  if (own != nullptr) {
+    auto kept_slot = [&](size_t i) {
+      return RunSlot{own->PrefixAt(order_, i), own->row(i), own->ref(i)};
+    };
+    std::vector<RunSlot> merged;
+    merged.reserve(kept + slots.size());
+    size_t i = 0;
+    for (const RunSlot& fresh : slots) {
+      for (; i < kept; ++i) {
+        const RunSlot older = kept_slot(i);
+        if (CompareSlots(order_, older, fresh) > 0) break;
+        merged.push_back(older);
+      }
+      merged.push_back(fresh);
+    }
+    for (; i < kept; ++i) merged.push_back(kept_slot(i));
+    slots.swap(merged);
+  }
+  NoteReader();
+  View view;
+  view.set = last.set;
+  view.tail.covered = last.tail.covered;
+  view.tail.covered_entries = last.tail.covered_entries;
+  view.tail.heads = heads;
+  view.tail.levels.reserve(last.tail.levels.size() + (own == nullptr ? 1 : 0));
+  view.tail.levels.assign(last.tail.levels.begin(),
+                          last.tail.levels.end() - (own == nullptr ? 0 : 1));
+  view.tail.levels.push_back(std::make_shared<const SortedRun>(&region_, slots, nullptr,
+                                                               SortedRun::Layout::kWithPrefixes));
+  view.tail.own = true;
   return view;
 }
 

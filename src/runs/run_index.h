@@ -155,6 +155,9 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
     uint64_t covered_entries = 0;  // orders the tails of different cuts
     WriteList::Heads heads{};
     std::vector<std::shared_ptr<const SortedRun>> levels;
+    // Whether the last level is one reader's own (BuildTail's few rows since
+    // a writer's refresh, or Extend's): neither cached nor shared.
+    bool own = false;
     size_t size() const {
       size_t n = 0;
       for (const auto& level : levels) n += level->size();
@@ -174,6 +177,13 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   // A tail of at least seal_threshold rows is published as a new run.
   // May throw std::bad_alloc (callers at a public boundary catch it).
   View Snapshot();
+  // `last` (a view this index gave) plus the rows pushed since, as one
+  // level of its own (at most kPrivateTailMax rows with the last view's
+  // own), when no run was cut or merged since and the tail stays under
+  // seal_threshold: no lock taken, and only the new rows walked and sorted.
+  // A view with no set if it cannot (then a Snapshot is needed, which
+  // seals a big tail). May throw std::bad_alloc.
+  View Extend(const View& last);
   // Whether `view` still shows every row and the current runs.
   bool Current(const View& view) const {
     return runs_.Version() == view.set->version && write_list_.LoadHeads() == view.heads();
@@ -205,11 +215,26 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
     } release{slot};
     // A current view needs no NoteReader: while it stays current no writer
     // pushes, and the first read after a push takes a Snapshot, which notes it.
-    if (slot.view.set == nullptr || !Current(slot.view)) {
-      slot.view = View{};  // let the old runs go before sorting
-      slot.view = Snapshot();
-    }
+    if (slot.view.set == nullptr || !Current(slot.view)) Renew(slot.view);
     fn(static_cast<const View&>(slot.view));
+  }
+
+  // A view of every row pushed so far, for an iterator: the calling thread's
+  // last one (WithReadView's slot) while current, else that one extended by
+  // the rows pushed since (Extend), else a Snapshot. So a reader that makes
+  // an iterator per Seek beside a writer takes no lock and walks and sorts
+  // only the few rows written since its own last Seek. May throw
+  // std::bad_alloc (callers at a public boundary catch it).
+  View ReaderView() {
+    ReaderSlot& slot = readers_.Mine();
+    // acquire/release: as in WithReadView.
+    if (slot.busy.exchange(true, std::memory_order_acquire)) return Snapshot();
+    struct Release {
+      ReaderSlot& slot;
+      ~Release() { slot.busy.store(false, std::memory_order_release); }
+    } release{slot};
+    if (slot.view.set == nullptr || !Current(slot.view)) Renew(slot.view);
+    return slot.view;
   }
 
   // Read-only from now on: the strand sorts everything into one run.
@@ -400,6 +425,16 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
     View view;
   };
   concurrency::PerThread<ReaderSlot, 32> readers_;
+  // Replaces a reader slot's view that is not current: extended, or a new
+  // Snapshot (the old one let go first: its runs may be merged away).
+  void Renew(View& view) {
+    View next = Extend(view);
+    if (next.set == nullptr) {
+      view = View{};
+      next = Snapshot();
+    }
+    view = std::move(next);
+  }
   // Clears the views in reader slots that are no longer current (slots in
   // use are skipped: their reader is reading a view it may keep).
   void DropStaleViews();

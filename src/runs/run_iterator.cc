@@ -12,7 +12,8 @@ bool RunIterator::Refresh() {
   if (view_.set != nullptr && status_.ok() && index_->Current(view_)) return true;
   cursor_.Clear();
   try {
-    view_ = index_->Snapshot();
+    view_ = RunIndex::View{};  // let the old runs go before sorting
+    view_ = index_->ReaderView();
     for (const auto& run : view_.set->runs) cursor_.AddSource(run.get());
     for (const auto& level : view_.tail.levels) cursor_.AddSource(level.get());
   } catch (const std::bad_alloc&) {

@@ -125,6 +125,22 @@ class WriteList {
     return total;
   }
 
+  // As ForEachBetween, but stops (and returns false) once more than `limit`
+  // nodes were found: for a caller that wants a few nodes or none.
+  template <typename Fn>
+  static bool ForAtMostBetween(const RowRegion& region, const Heads& newer, const Heads& older,
+                               size_t limit, Fn&& fn) {
+    size_t n = 0;
+    for (size_t i = 0; i < kShards; ++i) {
+      for (RowRef r = newer[i]; r != older[i];) {
+        if (++n > limit) return false;
+        fn(r);
+        std::memcpy(&r, region.At(r), kLinkBytes);
+      }
+    }
+    return true;
+  }
+
   // Calls fn(ref) for each node pushed after `older` and up to `newer`, per
   // shard, newest first. REQUIRES: older[i] was a head of shard i no later
   // than newer[i].
