@@ -406,7 +406,7 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   const format::KeyOrder& order_;
   const RowRegion& region_;
   WriteList write_list_;
-  // Each reader thread's last view (WithReadView). A view left in a slot
+  // Each reader thread's last view (WithReadView, ReaderView). A view left in a slot
   // keeps its runs alive after a merge replaced them: the strand drops stale
   // ones after each step (DropStaleViews).
   // Invariants:
@@ -416,10 +416,13 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   //     each other's whole view; a thread that finds `busy` set never waits:
   //     it reads a Snapshot of its own (which also makes a call from inside
   //     fn safe).
-  //  2. A slot's view is complete for the moment it was taken (a Snapshot);
-  //     it is handed out only while Current, so a read sees every row pushed
+  //  2. A slot's view is complete for the moment it was taken (a Snapshot,
+  //     or Extend: the same set, and every row between its heads and heads
+  //     loaded after the set's version was checked); it is handed out only
+  //     while Current, else renewed first, so a read sees every row pushed
   //     before it. Tested under ThreadSanitizer by StressTest (threads that
-  //     only Get beside writers) and RunIndex.AReadViewShowsEveryRow*.
+  //     only Get, and threads that iterate, beside writers) and
+  //     RunIndex.AReadViewShowsEveryRow*, RunIndex.AReaderViewExtends*.
   struct ReaderSlot {
     std::atomic<bool> busy{false};
     View view;
