@@ -89,9 +89,7 @@ RunIndex::Tail RunIndex::BuildTail(const RunSet& set, const std::atomic<bool>* c
     std::vector<RunSlot> slots;
     slots.reserve(delta.size());
     for (RowRef r : delta) slots.push_back(MakeSlot(order_, region_, r));
-    SortSlots(order_, &slots);
-    tail.levels.push_back(std::make_shared<const SortedRun>(&region_, slots, nullptr,
-                                                            SortedRun::Layout::kWithPrefixes));
+    tail.levels.push_back(OwnLevel(std::move(slots)));
     tail.own = true;
     return tail;
   }
@@ -277,26 +275,10 @@ RunIndex::View RunIndex::Extend(const View& last) {
   // A tail that reaches seal_threshold is published as a run, for all
   // readers: Snapshot's work (CutView).
   if (last.tail.size() + slots.size() >= options_.seal_threshold) return View{};
-  // The new rows sorted, then merged with the own level's (sorted, prefixes
-  // kept: no row read while prefixes differ).
-  SortSlots(order_, &slots);
-  if (own != nullptr) {
-    auto kept_slot = [&](size_t i) {
-      return RunSlot{own->PrefixAt(order_, i), own->row(i), own->ref(i)};
-    };
-    std::vector<RunSlot> merged;
-    merged.reserve(kept + slots.size());
-    size_t i = 0;
-    for (const RunSlot& fresh : slots) {
-      for (; i < kept; ++i) {
-        const RunSlot older = kept_slot(i);
-        if (CompareSlots(order_, older, fresh) > 0) break;
-        merged.push_back(older);
-      }
-      merged.push_back(fresh);
-    }
-    for (; i < kept; ++i) merged.push_back(kept_slot(i));
-    slots.swap(merged);
+  // With the own level's rows (prefixes kept: no row read), sorted again:
+  // at most kPrivateTailMax slots.
+  for (size_t i = 0; i < kept; ++i) {
+    slots.push_back(RunSlot{own->PrefixAt(order_, i), own->row(i), own->ref(i)});
   }
   NoteReader();
   View view;
@@ -307,10 +289,16 @@ RunIndex::View RunIndex::Extend(const View& last) {
   view.tail.levels.reserve(last.tail.levels.size() + (own == nullptr ? 1 : 0));
   view.tail.levels.assign(last.tail.levels.begin(),
                           last.tail.levels.end() - (own == nullptr ? 0 : 1));
-  view.tail.levels.push_back(std::make_shared<const SortedRun>(&region_, slots, nullptr,
-                                                               SortedRun::Layout::kWithPrefixes));
+  view.tail.levels.push_back(OwnLevel(std::move(slots)));
   view.tail.own = true;
   return view;
+}
+
+std::shared_ptr<const SortedRun> RunIndex::OwnLevel(std::vector<RunSlot> slots) const {
+  SortSlots(order_, &slots);
+  // No counter: building it writes no cache line other threads write.
+  return std::make_shared<const SortedRun>(&region_, slots, nullptr,
+                                           SortedRun::Layout::kWithPrefixes);
 }
 
 RunIndex::View RunIndex::CutView(std::shared_ptr<const RunSet> set, bool reader) {
@@ -345,6 +333,15 @@ bool RunIndex::BackgroundWork() {
   // whole-index merge waits until they stop coming (kReaderWindowMs).
   const bool quiet = quiet_.Quiet(Count(), std::chrono::steady_clock::now());
   const bool idle = frozen() || (quiet && !WritersHelping());
+  if (!idle && WritersHelping()) {
+    // Writers are cutting and merging for readers (Help): the strand leaves
+    // them that work. So while readers are present it takes no core from a
+    // reader for work a writer does anyway, and never holds work_mu_ when a
+    // writer comes to help. Look again later: once writes pause, the work
+    // is the strand's.
+    DropStaleViews();
+    return true;
+  }
   return CutAndMerge(idle, /*helping=*/false);
 }
 
@@ -431,14 +428,6 @@ bool RunIndex::CutAndMerge(bool idle, bool helping) {
   // writers help them: Help), and merges only to keep the runs readers
   // sealed within max_runs.
   const bool yielding = !helping && options_.yield_to_writers && !idle && WritersBusy();
-  // Writers are cutting and merging for readers (Help): the strand leaves
-  // them that work. So while readers are present it takes no core from a
-  // reader for work a writer does anyway, and never holds work_mu_ when a
-  // writer comes to help.
-  if (!helping && !idle && WritersHelping()) {
-    DropStaleViews();
-    return true;  // look again later: once writes pause, the work is the strand's
-  }
   // The pre-cut set and tail are let go before merging (Cut returns): holding
   // them would keep runs that merges replace alive, past what MemoryUsage
   // charges for.

@@ -226,15 +226,9 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   // only the few rows written since its own last Seek. May throw
   // std::bad_alloc (callers at a public boundary catch it).
   View ReaderView() {
-    ReaderSlot& slot = readers_.Mine();
-    // acquire/release: as in WithReadView.
-    if (slot.busy.exchange(true, std::memory_order_acquire)) return Snapshot();
-    struct Release {
-      ReaderSlot& slot;
-      ~Release() { slot.busy.store(false, std::memory_order_release); }
-    } release{slot};
-    if (slot.view.set == nullptr || !Current(slot.view)) Renew(slot.view);
-    return slot.view;
+    View view;
+    WithReadView([&](const View& current) { view = current; });
+    return view;
   }
 
   // Read-only from now on: the strand sorts everything into one run.
@@ -428,6 +422,9 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
     View view;
   };
   concurrency::PerThread<ReaderSlot, 32> readers_;
+  // A reader's own level: `slots`, unsorted, as a run that keeps every
+  // prefix and is counted nowhere (scratch of one view).
+  std::shared_ptr<const SortedRun> OwnLevel(std::vector<RunSlot> slots) const;
   // Replaces a reader slot's view that is not current: extended, or a new
   // Snapshot (the old one let go first: its runs may be merged away).
   void Renew(View& view) {
@@ -486,8 +483,9 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   concurrency::SerialTask task_;  // the background work: Schedule, Close
 
   // Held by whoever cuts and merges (the strand's task, or a writer in
-  // Help), so that those never overlap: PublishMerge's single merger,
-  // quiet_ and last_counts_ rely on it. Taken before sort_mu_.
+  // Help), so that those never overlap (quiet_, last_counts_ and merging_
+  // rely on it), except a big merge of the strand's, made without it on
+  // runs set aside in merging_. Taken before sort_mu_.
   concurrency::Mutex work_mu_;
   // The inputs of the big merge the strand is making without work_mu_
   // (CutAndMerge), or empty. Other merges never pick them (PickMerge), so
@@ -514,7 +512,7 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   // hint (a wrong answer moves work between the strand and a writer).
   bool WritersHelping() const {
     const uint64_t now = NowMs();
-    return ReadersPresent() &&
+    return now - last_read_ms_.load(std::memory_order_relaxed) <= kReaderWindowMs &&
            now - last_help_ms_.load(std::memory_order_relaxed) <= kReaderWindowMs;
   }
 
