@@ -414,13 +414,18 @@ bool RunIndex::WritersBusy() {
   return writers >= cores;
 }
 
-void RunIndex::DropStaleViews() {
+bool RunIndex::DropStaleViews() {
+  bool skipped = false;
   readers_.ForEach([&](ReaderSlot& slot) {
     // acquire/release: as in WithReadView, whose owner this briefly is.
-    if (slot.busy.exchange(true, std::memory_order_acquire)) return;
+    if (slot.busy.exchange(true, std::memory_order_acquire)) {
+      skipped = true;
+      return;
+    }
     if (slot.view.set != nullptr && !Current(slot.view)) slot.view = View{};
     slot.busy.store(false, std::memory_order_release);
   });
+  return skipped;
 }
 
 bool RunIndex::CutAndMerge(bool idle, bool helping) {
@@ -489,8 +494,10 @@ bool RunIndex::CutAndMerge(bool idle, bool helping) {
   }
   // The runs a merge replaced stay alive while a reader slot holds a view of
   // them: let them go (a writer's help leaves this to the strand).
-  if (!helping) DropStaleViews();
-  return set->runs.size() > 1 || left > 0 || set->entries != Count();
+  // A slot in use may be storing a view of the runs just replaced: look
+  // again after a recheck period, or it would keep them until the next write.
+  const bool slots_in_use = !helping && DropStaleViews();
+  return set->runs.size() > 1 || left > 0 || set->entries != Count() || slots_in_use;
 }
 
 std::shared_ptr<const SortedRun> RunIndex::MergeRuns(const std::vector<const SortedRun*>& inputs,

@@ -437,7 +437,9 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   }
   // Clears the views in reader slots that are no longer current (slots in
   // use are skipped: their reader is reading a view it may keep).
-  void DropStaleViews();
+  // Returns whether it skipped a slot in use (whose reader may be storing
+  // a view of runs a merge just replaced).
+  bool DropStaleViews();
   alignas(concurrency::kCacheLine) RunSetHolder runs_;
   const MemoryCounter run_memory_ = std::make_shared<std::atomic<int64_t>>(0);
   // Written by whoever publishes a set or the shared tail, and by ChargedBytes.
