@@ -840,7 +840,9 @@ namespace {
 // since, as one level of its own, while no run was cut or merged and those
 // rows are few: the view shares the last one's set and shared levels, and
 // its own level holds exactly the rows that no shared level does. Every
-// view shows every row pushed before it.
+// view shows every row pushed before it. The view is lent (ReaderView) and
+// given back (ReturnView): extending it counts no reference to the set or
+// the shared levels, which every reader holds.
 TEST(RunIndex, AReaderViewExtendsTheThreadsLastView) {
   HelpFixture f;
   BlockedPool blocked(f.pool);  // no cut but the readers' and the writer's
@@ -850,46 +852,79 @@ TEST(RunIndex, AReaderViewExtendsTheThreadsLastView) {
   auto index = std::make_shared<RunIndex>(options, f.order, f.region, f.pool);
   uint64_t seq = 0;
   f.PushRows(*index, &seq, 300);
-  const RunIndex::View first = index->ReaderView();
+  RunIndex::View first = index->ReaderView();
   ASSERT_EQ(HelpFixture::CountView(f.order, first), seq);
+  const RunSet* first_set = first.set.get();
+  const size_t first_own = first.tail.own ? first.tail.levels.back()->size() : 0;
+  const long set_count = first.set.use_count();
+  std::vector<const SortedRun*> shared_levels;
+  for (size_t i = 0; i + (first.tail.own ? 1 : 0) < first.tail.levels.size(); ++i) {
+    shared_levels.push_back(first.tail.levels[i].get());
+  }
+  index->ReturnView(std::move(first));
   f.PushRows(*index, &seq, 5);
-  const RunIndex::View second = index->ReaderView();
-  EXPECT_EQ(second.set, first.set);
+  RunIndex::View second = index->ReaderView();
+  EXPECT_EQ(second.set.get(), first_set);
+  EXPECT_EQ(second.set.use_count(), set_count) << "extending counted a reference to the set";
   ASSERT_TRUE(second.tail.own);
-  EXPECT_EQ(second.tail.levels.back()->size(),
-            first.tail.own ? first.tail.levels.back()->size() + 5 : 5u);
+  EXPECT_EQ(second.tail.levels.back()->size(), first_own + 5);
+  ASSERT_EQ(second.tail.levels.size(), shared_levels.size() + 1);
+  for (size_t i = 0; i < shared_levels.size(); ++i) {
+    EXPECT_EQ(second.tail.levels[i].get(), shared_levels[i]);
+  }
   EXPECT_EQ(HelpFixture::CountView(f.order, second), seq);
-  // Unchanged: the same view.
-  const RunIndex::View again = index->ReaderView();
-  EXPECT_EQ(again.tail.levels.back(), second.tail.levels.back());
+  // Lent: the slot is empty meanwhile, and a read on this thread takes a
+  // view of its own, which also shows every row.
+  index->WithReadView(
+      [&](const RunIndex::View& view) { EXPECT_EQ(HelpFixture::CountView(f.order, view), seq); });
+  const SortedRun* second_own = second.tail.levels.back().get();
+  index->ReturnView(std::move(second));  // the slot is full: let go
+  // Unchanged: the same view (the one the read above left).
+  RunIndex::View again = index->ReaderView();
+  RunIndex::View twice = index->ReaderView();  // lent out: a Snapshot
+  EXPECT_EQ(HelpFixture::CountView(f.order, again), seq);
+  EXPECT_EQ(HelpFixture::CountView(f.order, twice), seq);
+  EXPECT_NE(again.tail.levels.empty() ? nullptr : again.tail.levels.back().get(), second_own);
+  index->ReturnView(std::move(twice));
+  index->ReturnView(std::move(again));
   // Rows pushed in steps of 1 to 40: the own level never passes
   // kPrivateTailMax (then a Snapshot folds it into the shared tail).
   std::mt19937 rng(7);
   size_t extended = 0, most_own = 0;
   for (int step = 0; step < 400; ++step) {
-    const RunIndex::View before = index->ReaderView();
+    RunIndex::View before = index->ReaderView();
+    const RunSet* before_set = before.set.get();
+    const bool before_own = before.tail.own;
+    const size_t before_levels = before.tail.levels.size();
+    index->ReturnView(std::move(before));
     f.PushRows(*index, &seq, 1 + static_cast<int>(rng() % 40));
-    const RunIndex::View view = index->ReaderView();
+    RunIndex::View view = index->ReaderView();
     ASSERT_EQ(HelpFixture::CountView(f.order, view), seq) << "step " << step;
     if (view.tail.own) most_own = std::max(most_own, view.tail.levels.back()->size());
-    extended += view.set == before.set && view.tail.own && before.tail.own &&
-                        view.tail.levels.size() == before.tail.levels.size()
+    extended += view.set.get() == before_set && view.tail.own && before_own &&
+                        view.tail.levels.size() == before_levels
                     ? 1
                     : 0;
+    index->ReturnView(std::move(view));
   }
   EXPECT_LE(most_own, RunIndex::kPrivateTailMax);
   EXPECT_GT(extended, 50u) << "the last view was hardly ever extended";
   // A cut (a new run set) is never extended over: the next view is whole
-  // and built from the new set.
-  const RunIndex::View old_set = index->ReaderView();
+  // and built from the new set; a view of the old set given back is let go.
+  RunIndex::View old_set = index->ReaderView();
+  const RunSet* old_set_ptr = old_set.set.get();
   index->Freeze();
   blocked.Release();
   for (int i = 0; i < 1000 && index->NumRuns() != 1; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
   ASSERT_EQ(index->NumRuns(), 1u);
+  std::weak_ptr<const RunSet> old_weak = old_set.set;
+  index->ReturnView(std::move(old_set));
+  old_set = RunIndex::View{};
+  EXPECT_TRUE(old_weak.expired()) << "a view of a replaced set was kept in the slot";
   const RunIndex::View merged = index->ReaderView();
-  EXPECT_NE(merged.set, old_set.set);
+  EXPECT_NE(merged.set.get(), old_set_ptr);
   EXPECT_EQ(merged.set->runs.size(), 1u);
   EXPECT_EQ(HelpFixture::CountView(f.order, merged), seq);
   index->Close();

@@ -148,7 +148,10 @@ struct RepContext {
   RepLineage* lineage = nullptr;
 };
 
-// An ordered cursor over a rep's entries (contract points 3 and 5).
+// An ordered cursor over a rep's entries (contract points 3 and 5). It must be
+// destroyed before its rep, as RocksDB and memrep::MemTable do (an iterator
+// holds no reference to the rep: one counted per iterator would be a cache
+// line that every reading thread writes).
 class MEMREP_EXPORT RepIterator {
  public:
   virtual ~RepIterator() = default;

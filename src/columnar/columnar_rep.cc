@@ -374,7 +374,7 @@ void ColumnarRep::MultiGet(std::span<const std::string_view> internal_keys, void
 // ---- Both ----
 
 std::unique_ptr<RepIterator> ColumnarRep::NewIterator() const {
-  return std::make_unique<runs::RunIterator>(runs_);
+  return std::make_unique<runs::RunIterator>(runs_.get());
 }
 
 size_t ColumnarRep::MemoryUsage() const {

@@ -255,43 +255,43 @@ RunIndex::View RunIndex::Snapshot() {
   return view;
 }
 
-RunIndex::View RunIndex::Extend(const View& last) {
-  // The version first (acquire: the set it names is the one `last` holds, so
-  // the rows up to its `covered` are in last's runs), then the heads: every
-  // row pushed before this call is at or before them.
-  if (last.set == nullptr || runs_.Version() != last.set->version) return View{};
+bool RunIndex::Extend(View& view) {
+  // The version first (acquire: the set it names is the one `view` holds, so
+  // the rows up to its `covered` are in its runs), then the heads: every row
+  // pushed before this call is at or before them.
+  if (view.set == nullptr || runs_.Version() != view.set->version) return false;
   const WriteList::Heads heads = write_list_.LoadHeads();
-  if (heads == last.heads()) return last;
-  const SortedRun* own = last.tail.own ? last.tail.levels.back().get() : nullptr;
+  if (heads == view.heads()) return true;
+  const SortedRun* own = view.tail.own ? view.tail.levels.back().get() : nullptr;
   const size_t kept = own == nullptr ? 0 : own->size();
-  if (kept >= kPrivateTailMax) return View{};
+  if (kept >= kPrivateTailMax) return false;
   std::vector<RunSlot> slots;
   slots.reserve(kPrivateTailMax);
   if (!WriteList::ForAtMostBetween(
-          region_, heads, last.heads(), kPrivateTailMax - kept,
+          region_, heads, view.heads(), kPrivateTailMax - kept,
           [&](RowRef r) { slots.push_back(MakeSlot(order_, region_, r)); })) {
-    return View{};  // many rows: the shared tail that writers refresh has most of them sorted
+    return false;  // many rows: the shared tail that writers refresh has most of them sorted
   }
   // A tail that reaches seal_threshold is published as a run, for all
   // readers: Snapshot's work (CutView).
-  if (last.tail.size() + slots.size() >= options_.seal_threshold) return View{};
+  if (view.tail.size() + slots.size() >= options_.seal_threshold) return false;
   // With the own level's rows (prefixes kept: no row read), sorted again:
   // at most kPrivateTailMax slots.
   for (size_t i = 0; i < kept; ++i) {
     slots.push_back(RunSlot{own->PrefixAt(order_, i), own->row(i), own->ref(i)});
   }
   NoteReader();
-  View view;
-  view.set = last.set;
-  view.tail.covered = last.tail.covered;
-  view.tail.covered_entries = last.tail.covered_entries;
+  std::shared_ptr<const SortedRun> level = OwnLevel(std::move(slots));
+  // Only the own level changes: the set and the shared levels stay, their
+  // counts untouched.
+  if (view.tail.own) {
+    view.tail.levels.back() = std::move(level);
+  } else {
+    view.tail.levels.push_back(std::move(level));
+    view.tail.own = true;
+  }
   view.tail.heads = heads;
-  view.tail.levels.reserve(last.tail.levels.size() + (own == nullptr ? 1 : 0));
-  view.tail.levels.assign(last.tail.levels.begin(),
-                          last.tail.levels.end() - (own == nullptr ? 0 : 1));
-  view.tail.levels.push_back(OwnLevel(std::move(slots)));
-  view.tail.own = true;
-  return view;
+  return true;
 }
 
 std::shared_ptr<const SortedRun> RunIndex::OwnLevel(std::vector<RunSlot> slots) const {

@@ -177,13 +177,16 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   // A tail of at least seal_threshold rows is published as a new run.
   // May throw std::bad_alloc (callers at a public boundary catch it).
   View Snapshot();
-  // `last` (a view this index gave) plus the rows pushed since, as one
-  // level of its own (at most kPrivateTailMax rows with the last view's
+  // Extends `view` (one this index gave) in place by the rows pushed since,
+  // as one level of its own (at most kPrivateTailMax rows with the view's
   // own), when no run was cut or merged since and the tail stays under
-  // seal_threshold: no lock taken, and only the new rows walked and sorted.
-  // A view with no set if it cannot (then a Snapshot is needed, which
-  // seals a big tail). May throw std::bad_alloc.
-  View Extend(const View& last);
+  // seal_threshold: no lock taken, only the new rows walked and sorted, and
+  // no reference count of the set or the shared levels touched (every
+  // reader of the index holds those: counting them per read would have
+  // all readers on many cores write the same cache lines). False, `view`
+  // unchanged, if it cannot (then a Snapshot is needed, which seals a big
+  // tail). May throw std::bad_alloc (then `view` is unchanged too).
+  bool Extend(View& view);
   // Whether `view` still shows every row and the current runs.
   bool Current(const View& view) const {
     return runs_.Version() == view.set->version && write_list_.LoadHeads() == view.heads();
@@ -209,10 +212,7 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
       fn(view);
       return;
     }
-    struct Release {
-      ReaderSlot& slot;
-      ~Release() { slot.busy.store(false, std::memory_order_release); }
-    } release{slot};
+    SlotRelease release{slot};
     // A current view needs no NoteReader: while it stays current no writer
     // pushes, and the first read after a push takes a Snapshot, which notes it.
     if (slot.view.set == nullptr || !Current(slot.view)) Renew(slot.view);
@@ -221,14 +221,34 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
 
   // A view of every row pushed so far, for an iterator: the calling thread's
   // last one (WithReadView's slot) while current, else that one extended by
-  // the rows pushed since (Extend), else a Snapshot. So a reader that makes
-  // an iterator per Seek beside a writer takes no lock and walks and sorts
-  // only the few rows written since its own last Seek. May throw
-  // std::bad_alloc (callers at a public boundary catch it).
+  // the rows pushed since (Extend), else a Snapshot. The slot's view is lent,
+  // not copied (moved out; the slot is empty until ReturnView): so a reader
+  // that makes an iterator per Seek beside a writer takes no lock, counts no
+  // reference other readers count, and walks and sorts only the few rows
+  // written since its own last Seek. May throw std::bad_alloc (callers at a
+  // public boundary catch it).
   View ReaderView() {
-    View view;
-    WithReadView([&](const View& current) { view = current; });
-    return view;
+    ReaderSlot& slot = readers_.Mine();
+    // acquire/release: as in WithReadView.
+    if (slot.busy.exchange(true, std::memory_order_acquire)) return Snapshot();
+    SlotRelease release{slot};
+    if (slot.view.set == nullptr || !Current(slot.view)) Renew(slot.view);
+    View lent = std::move(slot.view);
+    slot.view = View{};
+    return lent;
+  }
+  // Gives a view that ReaderView lent back to the calling thread's slot, for
+  // its next read to extend, if the slot is empty and the view's run set is
+  // still the current one; else lets it go (a stale view would keep runs
+  // that a merge replaced alive).
+  void ReturnView(View view) {
+    if (view.set == nullptr) return;
+    ReaderSlot& slot = readers_.Mine();
+    if (slot.busy.exchange(true, std::memory_order_acquire)) return;
+    SlotRelease release{slot};
+    if (slot.view.set == nullptr && runs_.Version() == view.set->version) {
+      slot.view = std::move(view);
+    }
   }
 
   // Read-only from now on: the strand sorts everything into one run.
@@ -417,9 +437,19 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   //     before it. Tested under ThreadSanitizer by StressTest (threads that
   //     only Get, and threads that iterate, beside writers) and
   //     RunIndex.AReadViewShowsEveryRow*, RunIndex.AReaderViewExtends*.
+  //  3. An iterator's view is the slot's, moved out (ReaderView), and is its
+  //     iterator's alone until given back (ReturnView), which stores it only
+  //     into an empty slot and only while its set is the current one: so a
+  //     slot never holds a view of a replaced set that DropStaleViews has
+  //     already passed (a set replaced after the store is the strand's next
+  //     DropStaleViews' to drop, as for WithReadView's own views).
   struct ReaderSlot {
     std::atomic<bool> busy{false};
     View view;
+  };
+  struct SlotRelease {
+    ReaderSlot& slot;
+    ~SlotRelease() { slot.busy.store(false, std::memory_order_release); }
   };
   concurrency::PerThread<ReaderSlot, 32> readers_;
   // A reader's own level: `slots`, unsorted, as a run that keeps every
@@ -428,12 +458,9 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   // Replaces a reader slot's view that is not current: extended, or a new
   // Snapshot (the old one let go first: its runs may be merged away).
   void Renew(View& view) {
-    View next = Extend(view);
-    if (next.set == nullptr) {
-      view = View{};
-      next = Snapshot();
-    }
-    view = std::move(next);
+    if (view.set != nullptr && Extend(view)) return;
+    view = View{};
+    view = Snapshot();
   }
   // Clears the views in reader slots that are no longer current (slots in
   // use are skipped: their reader is reading a view it may keep).

@@ -4,6 +4,17 @@
 
 namespace memrep::runs {
 
+RunIterator::~RunIterator() {
+  cursor_.Clear();
+  GiveBack();
+}
+
+void RunIterator::GiveBack() {
+  RunIndex::View view = std::move(view_);
+  view_ = RunIndex::View{};
+  index_->ReturnView(std::move(view));
+}
+
 bool RunIterator::Refresh() {
   // An unchanged version and unchanged heads mean no merge replaced the
   // view's runs and no row was pushed since: the view is complete. Either
@@ -12,7 +23,7 @@ bool RunIterator::Refresh() {
   if (view_.set != nullptr && status_.ok() && index_->Current(view_)) return true;
   cursor_.Clear();
   try {
-    view_ = RunIndex::View{};  // let the old runs go before sorting
+    GiveBack();  // for ReaderView to extend, or let go before sorting
     view_ = index_->ReaderView();
     for (const auto& run : view_.set->runs) cursor_.AddSource(run.get());
     for (const auto& level : view_.tail.levels) cursor_.AddSource(level.get());

@@ -21,9 +21,14 @@ namespace memrep::runs {
 class RunIterator final : public RepIterator {
  public:
   // The first view is taken by the first positioning call, not here: an
-  // iterator is always positioned before it is read.
-  explicit RunIterator(std::shared_ptr<RunIndex> index)
-      : index_(std::move(index)), cursor_(index_->order()) {}
+  // iterator is always positioned before it is read. REQUIRES: `index`
+  // outlives the iterator (the rep holds it; contract: an iterator is
+  // destroyed before its rep). A pointer, not a counted reference: a count
+  // per iterator would be a cache line that every reader thread writes.
+  explicit RunIterator(RunIndex* index) : index_(index), cursor_(index_->order()) {}
+  // The view goes back to the thread's reader slot, for its next read to
+  // extend (RunIndex::ReturnView).
+  ~RunIterator() override;
 
   bool Valid() const override { return cursor_.Valid(); }
   const char* row() const override { return cursor_.row(); }
@@ -48,9 +53,10 @@ class RunIterator final : public RepIterator {
   // (and an invalid cursor) if it could not.
   bool Refresh();
 
-  // Keeps the runs alive; the key order and the rows are the rep's, which
-  // outlives its iterators.
-  const std::shared_ptr<RunIndex> index_;
+  // Lets the view go: back to the thread's reader slot.
+  void GiveBack();
+  RunIndex* const index_;
+  // Lent by the index (ReaderView): keeps its runs alive.
   RunIndex::View view_;
   MergingCursor cursor_;
   Status status_;

@@ -149,7 +149,7 @@ bool SortedHashRep::Contains(std::string_view internal_key) const {
 }
 
 std::unique_ptr<RepIterator> SortedHashRep::NewIterator() const {
-  return std::make_unique<runs::RunIterator>(runs_);
+  return std::make_unique<runs::RunIterator>(runs_.get());
 }
 
 size_t SortedHashRep::MemoryUsage() const {

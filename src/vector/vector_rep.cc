@@ -208,7 +208,7 @@ Status VectorRep::RandomSample(size_t target, uint64_t seed, std::vector<const c
 }
 
 std::unique_ptr<RepIterator> VectorRep::NewIterator() const {
-  return std::make_unique<runs::RunIterator>(runs_);
+  return std::make_unique<runs::RunIterator>(runs_.get());
 }
 
 size_t VectorRep::MemoryUsage() const {
