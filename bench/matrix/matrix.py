@@ -26,6 +26,7 @@ progress on stderr.
     python3 bench/matrix/matrix.py --quick                 # about 2 minutes on 2 cores
     python3 bench/matrix/matrix.py                         # the full matrix (about 11 hours)
     python3 bench/matrix/matrix.py --from-json build/matrix/matrix.json --out /tmp/m
+    python3 bench/matrix/matrix.py --from-json a/matrix.json b/matrix.json --out /tmp/m
     python3 bench/matrix/matrix.py --quick --compare-bench OLD/memrep_bench \\
         --compare-plugin OLD/libmemrep_rocksdb.so          # two builds: rep@old beside rep
 
@@ -123,9 +124,10 @@ def parse_args(argv):
                    "single writers, 2 and the core count for the rest; db_bench --num 200000")
     p.add_argument("--out", default=os.path.join(ROOT, "build", "matrix"),
                    help="output folder (default build/matrix)")
-    p.add_argument("--from-json", metavar="FILE",
-                   help="redraw matrix.md, matrix.png and the summary from an earlier "
-                   "matrix.json; runs nothing")
+    p.add_argument("--from-json", metavar="FILE", nargs="+",
+                   help="redraw matrix.md, matrix.png and the summary from earlier "
+                   "matrix.json files (several: their cells joined, as from runs split by "
+                   "workload); runs nothing")
     p.add_argument("--faces", default="rep,db_bench", help="rep, db_bench or both (default)")
     p.add_argument("--bench", metavar="PATH",
                    help="memrep_bench (default: build/peers/bench/memrep_bench when built, "
@@ -871,17 +873,94 @@ def default_bench():
     return release
 
 
+def weighted_median(pairs):
+    """The median of values each counted `runs` times: [(value, runs)]."""
+    xs = [v for v, n in pairs if v is not None for _ in range(max(n, 1))]
+    return statistics.median(xs) if xs else None
+
+
+def fold_entries(a, b):
+    """One rep's entry for a cell run in two documents: the runs joined."""
+    if a["status"] != "ok" or b["status"] != "ok":
+        bad = a if a["status"] != "ok" else b
+        return dict(bad, runs=a.get("runs", 0) + b.get("runs", 0))
+    out = dict(a)
+    out["runs_ops_sec"] = a["runs_ops_sec"] + b["runs_ops_sec"]
+    out["ops_sec"] = statistics.median(out["runs_ops_sec"])
+    out["runs"] = a["runs"] + b["runs"]
+    for key, value in a.items():
+        if key in ("runs", "runs_ops_sec", "ops_sec", "status", "note", "factory") or \
+                not isinstance(value, (int, float)):
+            continue
+        out[key] = weighted_median([(value, a["runs"]), (b.get(key), b["runs"])])
+    if "read_ops_sec" in a:
+        out["read_ops_sec"] = out["ops_sec"]
+    return out
+
+
+def joined(docs):
+    """One document from several runs'. Cells, commands and failures follow
+    in order; a cell in more than one (the same face and id) becomes one, its
+    runs joined: ops/s the median of all runs, the other figures (p99.9,
+    bytes per entry, ...) the median of the runs' medians, each counted as
+    often as it had runs."""
+    doc = docs[0]
+    for d in docs[1:]:
+        if d.get("compare_label") != doc.get("compare_label"):
+            raise ValueError(f"compare labels differ ({doc.get('compare_label')} and "
+                             f"{d.get('compare_label')})")
+        for face, base in d["bases"].items():
+            if doc["bases"].setdefault(face, base)["rep"] != base["rep"]:
+                raise ValueError(f"the {face} bases differ ({doc['bases'][face]['rep']} and "
+                                 f"{base['rep']})")
+        for face, reps in d["reps"].items():
+            mine = doc["reps"].setdefault(face, [])
+            mine += [r for r in reps if r not in mine]
+        for key in ("commands", "failures"):
+            doc[key] += d[key]
+        by_id = {(c["face"], c["id"]): c for c in doc["cells"]}
+        for cell in d["cells"]:
+            mine = by_id.get((cell["face"], cell["id"]))
+            if mine is None:
+                doc["cells"].append(cell)
+                by_id[(cell["face"], cell["id"])] = cell
+                continue
+            for rep, e in cell["reps"].items():
+                have = mine["reps"].get(rep)
+                mine["reps"][rep] = e if have is None else fold_entries(have, e)
+            mine["failed"] = mine.get("failed", False) or cell.get("failed", False)
+        doc["command"] += " ; " + d["command"]
+        doc["wall_s"] = doc.get("wall_s", 0) + d.get("wall_s", 0)
+        doc["load_end"] = d.get("load_end")
+    # The repetitions the cells now have (the fewest, as the header says).
+    runs = [e["runs"] for c in doc["cells"] for e in c["reps"].values()
+            if e.get("status") == "ok"]
+    if runs:
+        doc["repeats"] = min(runs)
+    return doc
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     a = parse_args(argv)
     if a.from_json:
+        docs = []
+        for path in a.from_json:
+            try:
+                with open(path) as f:
+                    docs.append(json.load(f))
+            except (OSError, ValueError) as e:
+                print(f"matrix: cannot read {path}: {e}", file=sys.stderr)
+                return 2
         try:
-            with open(a.from_json) as f:
-                doc = json.load(f)
-        except (OSError, ValueError) as e:
-            print(f"matrix: cannot read {a.from_json}: {e}", file=sys.stderr)
+            doc = joined(docs)
+        except ValueError as e:
+            print(f"matrix: cannot join {' '.join(a.from_json)}: {e}", file=sys.stderr)
             return 2
         write_outputs(doc, a.out, not a.no_plot)
+        if len(docs) > 1:
+            with open(os.path.join(a.out, "matrix.json"), "w") as f:
+                json.dump(doc, f, indent=1)
         return 1 if doc["failures"] else 0
     a.bench = os.path.abspath(a.bench or default_bench())
     for flag, path in (("--bench", a.bench), ("--compare-bench", a.compare_bench)):

@@ -190,6 +190,37 @@ class MatrixTest(unittest.TestCase):
             self.assertEqual(f.read(), md)
         self.assertNotIn("[rep ", proc.stderr)  # nothing ran
 
+    def test_join(self):
+        # The same run given twice: one document, every cell once, each
+        # rep's runs doubled and its median unchanged (the median of a list
+        # given twice is the list's), the commands twice. A file that is
+        # not a matrix.json is refused with exit 2.
+        with open(os.path.join(self.out, "matrix.json")) as f:
+            one = json.load(f)
+        twice = os.path.join(ARGS.out, "joined")
+        shutil.rmtree(twice, ignore_errors=True)
+        path = os.path.join(self.out, "matrix.json")
+        proc = run("--from-json", path, path, "--out", twice, "--no-plot")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        with open(os.path.join(twice, "matrix.json")) as f:
+            both = json.load(f)
+        self.assertEqual([c["id"] for c in both["cells"]], [c["id"] for c in one["cells"]])
+        self.assertEqual(len(both["commands"]), 2 * len(one["commands"]))
+        for a, b in zip(one["cells"], both["cells"]):
+            for rep, e in a["reps"].items():
+                if e["status"] != "ok":
+                    continue
+                got = b["reps"][rep]
+                self.assertEqual(got["runs"], 2 * e["runs"], f"{a['id']} {rep}")
+                self.assertEqual(sorted(got["runs_ops_sec"]), sorted(e["runs_ops_sec"] * 2))
+                self.assertAlmostEqual(got["ops_sec"], e["ops_sec"], delta=1e-6 * e["ops_sec"])
+        bad = os.path.join(ARGS.out, "not-a-matrix.json")
+        with open(bad, "w") as f:
+            f.write("{")
+        proc = run("--from-json", path, bad, "--out", twice)
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("cannot read", proc.stderr)
+
     @unittest.skipUnless(has_matplotlib(), "no matplotlib in this python")
     def test_heat_map(self):
         path = os.path.join(self.out, "matrix.png")
