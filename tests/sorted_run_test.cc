@@ -897,10 +897,22 @@ TEST(RunIndex, AReaderViewExtendsTheThreadsLastView) {
     const bool before_own = before.tail.own;
     const size_t before_levels = before.tail.levels.size();
     index->ReturnView(std::move(before));
-    f.PushRows(*index, &seq, 1 + static_cast<int>(rng() % 40));
+    // Keys in no order (the own level merges new rows among the kept ones).
+    for (int n = 1 + static_cast<int>(rng() % 40); n > 0; --n) {
+      ++seq;
+      index->Push(f.Row(rng() % 997, seq));
+    }
     RunIndex::View view = index->ReaderView();
     ASSERT_EQ(HelpFixture::CountView(f.order, view), seq) << "step " << step;
-    if (view.tail.own) most_own = std::max(most_own, view.tail.levels.back()->size());
+    if (view.tail.own) {
+      const SortedRun& own = *view.tail.levels.back();
+      most_own = std::max(most_own, own.size());
+      for (size_t i = 1; i < own.size(); ++i) {
+        const RunSlot a{own.PrefixAt(f.order, i - 1), own.row(i - 1), own.ref(i - 1)};
+        const RunSlot b{own.PrefixAt(f.order, i), own.row(i), own.ref(i)};
+        ASSERT_LT(CompareSlots(f.order, a, b), 0) << "step " << step << ", own level row " << i;
+      }
+    }
     extended += view.set.get() == before_set && view.tail.own && before_own &&
                         view.tail.levels.size() == before_levels
                     ? 1

@@ -275,13 +275,25 @@ bool RunIndex::Extend(View& view) {
   // A tail that reaches seal_threshold is published as a run, for all
   // readers: Snapshot's work (CutView).
   if (view.tail.size() + slots.size() >= options_.seal_threshold) return false;
-  // With the own level's rows (prefixes kept: no row read), sorted again:
-  // at most kPrivateTailMax slots.
-  for (size_t i = 0; i < kept; ++i) {
-    slots.push_back(RunSlot{own->PrefixAt(order_, i), own->row(i), own->ref(i)});
+  // The new rows sorted, then merged with the own level's (already in
+  // order; prefixes kept: no row read for them): a re-sort of all of them
+  // would compare the kept rows again, reading rows wherever prefixes tie
+  // (hot keys' versions).
+  SortSlots(order_, &slots);
+  if (kept > 0) {
+    std::vector<RunSlot> mine;
+    mine.reserve(kept);
+    for (size_t i = 0; i < kept; ++i) {
+      mine.push_back(RunSlot{own->PrefixAt(order_, i), own->row(i), own->ref(i)});
+    }
+    std::vector<RunSlot> merged(kept + slots.size());
+    std::merge(
+        mine.begin(), mine.end(), slots.begin(), slots.end(), merged.begin(),
+        [this](const RunSlot& a, const RunSlot& b) { return CompareSlots(order_, a, b) < 0; });
+    slots = std::move(merged);
   }
   NoteReader();
-  std::shared_ptr<const SortedRun> level = OwnLevel(std::move(slots));
+  std::shared_ptr<const SortedRun> level = OwnLevel(std::move(slots), /*sorted=*/true);
   // Only the own level changes: the set and the shared levels stay, their
   // counts untouched.
   if (view.tail.own) {
@@ -294,8 +306,8 @@ bool RunIndex::Extend(View& view) {
   return true;
 }
 
-std::shared_ptr<const SortedRun> RunIndex::OwnLevel(std::vector<RunSlot> slots) const {
-  SortSlots(order_, &slots);
+std::shared_ptr<const SortedRun> RunIndex::OwnLevel(std::vector<RunSlot> slots, bool sorted) const {
+  if (!sorted) SortSlots(order_, &slots);
   // No counter: building it writes no cache line other threads write.
   return std::make_shared<const SortedRun>(&region_, slots, nullptr,
                                            SortedRun::Layout::kWithPrefixes);

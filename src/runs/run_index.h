@@ -452,9 +452,9 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
     ~SlotRelease() { slot.busy.store(false, std::memory_order_release); }
   };
   concurrency::PerThread<ReaderSlot, 32> readers_;
-  // A reader's own level: `slots`, unsorted, as a run that keeps every
-  // prefix and is counted nowhere (scratch of one view).
-  std::shared_ptr<const SortedRun> OwnLevel(std::vector<RunSlot> slots) const;
+  // A reader's own level: `slots` (sorted here unless `sorted`), as a run
+  // that keeps every prefix and is counted nowhere (scratch of one view).
+  std::shared_ptr<const SortedRun> OwnLevel(std::vector<RunSlot> slots, bool sorted = false) const;
   // Replaces a reader slot's view that is not current: extended, or a new
   // Snapshot (the old one let go first: its runs may be merged away).
   void Renew(View& view) {
