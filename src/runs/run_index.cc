@@ -230,10 +230,15 @@ std::shared_ptr<const SortedRun> RunIndex::Seal(const Tail& tail, const SortedRu
   return run;
 }
 
-RunIndex::View RunIndex::Snapshot() {
+RunIndex::View RunIndex::Snapshot(std::shared_ptr<const RunSet> current) {
   NoteReader();
   // The set first: the heads loaded after it are at or past what it covers.
-  std::shared_ptr<const RunSet> set = runs_.Current();
+  // A set whose version is the current one (acquire: as Current's mutex) is
+  // the current set: versions grow with every publication.
+  std::shared_ptr<const RunSet> set = current != nullptr && current->version == runs_.Version()
+                                          ? std::move(current)
+                                          : runs_.Current();
+  current.reset();
   View view;
   if (ManyUnsorted(*set)) {
     // Sorted once: a reader that finds another sorting them waits, then

@@ -176,7 +176,10 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   // snapshot's (kept in the index), sorting only the rows pushed since.
   // A tail of at least seal_threshold rows is published as a new run.
   // May throw std::bad_alloc (callers at a public boundary catch it).
-  View Snapshot();
+  // `current`: the caller's reference to the current set, if it holds one
+  // (a reader renewing its view): taken over instead of RunSetHolder's
+  // mutex and a count on the set, which every reader shares.
+  View Snapshot(std::shared_ptr<const RunSet> current = nullptr);
   // Extends `view` (one this index gave) in place by the rows pushed since,
   // as one level of its own (at most kPrivateTailMax rows with the view's
   // own), when no run was cut or merged since and the tail stays under
@@ -459,8 +462,11 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   // Snapshot (the old one let go first: its runs may be merged away).
   void Renew(View& view) {
     if (view.set != nullptr && Extend(view)) return;
+    // The view's set, while still the current one, goes on into the new
+    // view (Snapshot checks its version again).
+    std::shared_ptr<const RunSet> set = std::move(view.set);
     view = View{};
-    view = Snapshot();
+    view = Snapshot(std::move(set));
   }
   // Clears the views in reader slots that are no longer current (slots in
   // use are skipped: their reader is reading a view it may keep).
