@@ -943,6 +943,39 @@ TEST(RunIndex, AReaderViewExtendsTheThreadsLastView) {
   f.pool.Drain();
 }
 
+// A reader renewing its view hands its run set to Snapshot, which keeps it
+// only while it is the current set: a set that a merge replaced is let go
+// and the view is built on the current one, with every row.
+TEST(RunIndex, ASnapshotKeepsTheCallersSetOnlyWhileCurrent) {
+  HelpFixture f;
+  BlockedPool blocked(f.pool);
+  RunIndexOptions options;
+  options.background_cut = 1 << 20;
+  options.seal_threshold = 1 << 20;
+  auto index = std::make_shared<RunIndex>(options, f.order, f.region, f.pool);
+  uint64_t seq = 0;
+  f.PushRows(*index, &seq, 300);
+  std::shared_ptr<const RunSet> first = index->Snapshot().set;
+  // Current: kept (the same set, the rows pushed since in the tail).
+  f.PushRows(*index, &seq, 10);
+  const RunIndex::View same = index->Snapshot(first);
+  EXPECT_EQ(same.set, first);
+  EXPECT_EQ(HelpFixture::CountView(f.order, same), seq);
+  // Replaced by the frozen index's merge: not kept.
+  index->Freeze();
+  blocked.Release();
+  for (int i = 0; i < 1000 && index->NumRuns() != 1; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  ASSERT_EQ(index->NumRuns(), 1u);
+  const RunIndex::View merged = index->Snapshot(first);
+  EXPECT_NE(merged.set, first);
+  EXPECT_EQ(merged.set->runs.size(), 1u);
+  EXPECT_EQ(HelpFixture::CountView(f.order, merged), seq);
+  index->Close();
+  f.pool.Drain();
+}
+
 // A point read's view is the thread's last one while nothing changed, and a
 // new one as soon as a row arrives or the runs change: every read sees
 // every row pushed before it, whether the strand, a reader or nobody cut.
