@@ -627,6 +627,29 @@ struct HelpFixture {
     EncodeRow(region.Row(ref), EntryView::Of(k, seq, ValueType::kValue, "v"));
     return ref;
   }
+  // An index that neither the strand's cuts nor readers' seals divide
+  // into runs (until Freeze): only what a test does moves its run set.
+  std::shared_ptr<RunIndex> UncutIndex() {
+    RunIndexOptions options;
+    options.background_cut = 1 << 20;
+    options.seal_threshold = 1 << 20;
+    return std::make_shared<RunIndex>(options, order, region, pool);
+  }
+  // A view of one run (the frozen index's merge) showing `rows` rows.
+  void ExpectOneRun(const RunIndex::View& view, uint64_t rows) const {
+    EXPECT_EQ(view.set->runs.size(), 1u);
+    EXPECT_EQ(CountView(order, view), rows);
+  }
+  // Freezes the index, lets the pool run, and waits (up to 2 s) for the
+  // strand's whole-index merge; whether it made one run.
+  static bool FreezeToOneRun(RunIndex& index, BlockedPool& blocked) {
+    index.Freeze();
+    blocked.Release();
+    for (int i = 0; i < 1000 && index.NumRuns() != 1; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    return index.NumRuns() == 1;
+  }
   static uint64_t CountView(const format::KeyOrder& order, const RunIndex::View& view) {
     MergingCursor cursor(order);
     for (const auto& run : view.set->runs) cursor.AddSource(run.get());
@@ -846,10 +869,7 @@ namespace {
 TEST(RunIndex, AReaderViewExtendsTheThreadsLastView) {
   HelpFixture f;
   BlockedPool blocked(f.pool);  // no cut but the readers' and the writer's
-  RunIndexOptions options;
-  options.background_cut = 1 << 20;
-  options.seal_threshold = 1 << 20;
-  auto index = std::make_shared<RunIndex>(options, f.order, f.region, f.pool);
+  auto index = f.UncutIndex();
   uint64_t seq = 0;
   f.PushRows(*index, &seq, 300);
   RunIndex::View first = index->ReaderView();
@@ -925,20 +945,14 @@ TEST(RunIndex, AReaderViewExtendsTheThreadsLastView) {
   // and built from the new set; a view of the old set given back is let go.
   RunIndex::View old_set = index->ReaderView();
   const RunSet* old_set_ptr = old_set.set.get();
-  index->Freeze();
-  blocked.Release();
-  for (int i = 0; i < 1000 && index->NumRuns() != 1; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
-  ASSERT_EQ(index->NumRuns(), 1u);
+  ASSERT_TRUE(HelpFixture::FreezeToOneRun(*index, blocked));
   std::weak_ptr<const RunSet> old_weak = old_set.set;
   index->ReturnView(std::move(old_set));
   old_set = RunIndex::View{};
   EXPECT_TRUE(old_weak.expired()) << "a view of a replaced set was kept in the slot";
   const RunIndex::View merged = index->ReaderView();
   EXPECT_NE(merged.set.get(), old_set_ptr);
-  EXPECT_EQ(merged.set->runs.size(), 1u);
-  EXPECT_EQ(HelpFixture::CountView(f.order, merged), seq);
+  f.ExpectOneRun(merged, seq);
   index->Close();
   f.pool.Drain();
 }
@@ -949,10 +963,7 @@ TEST(RunIndex, AReaderViewExtendsTheThreadsLastView) {
 TEST(RunIndex, ASnapshotKeepsTheCallersSetOnlyWhileCurrent) {
   HelpFixture f;
   BlockedPool blocked(f.pool);
-  RunIndexOptions options;
-  options.background_cut = 1 << 20;
-  options.seal_threshold = 1 << 20;
-  auto index = std::make_shared<RunIndex>(options, f.order, f.region, f.pool);
+  auto index = f.UncutIndex();
   uint64_t seq = 0;
   f.PushRows(*index, &seq, 300);
   std::shared_ptr<const RunSet> first = index->Snapshot().set;
@@ -962,16 +973,10 @@ TEST(RunIndex, ASnapshotKeepsTheCallersSetOnlyWhileCurrent) {
   EXPECT_EQ(same.set, first);
   EXPECT_EQ(HelpFixture::CountView(f.order, same), seq);
   // Replaced by the frozen index's merge: not kept.
-  index->Freeze();
-  blocked.Release();
-  for (int i = 0; i < 1000 && index->NumRuns() != 1; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
-  ASSERT_EQ(index->NumRuns(), 1u);
+  ASSERT_TRUE(HelpFixture::FreezeToOneRun(*index, blocked));
   const RunIndex::View merged = index->Snapshot(first);
   EXPECT_NE(merged.set, first);
-  EXPECT_EQ(merged.set->runs.size(), 1u);
-  EXPECT_EQ(HelpFixture::CountView(f.order, merged), seq);
+  f.ExpectOneRun(merged, seq);
   index->Close();
   f.pool.Drain();
 }
