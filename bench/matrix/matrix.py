@@ -954,7 +954,7 @@ def main(argv=None):
                 return 2
         try:
             doc = joined(docs)
-        except ValueError as e:
+        except (ValueError, KeyError, TypeError) as e:
             print(f"matrix: cannot join {' '.join(a.from_json)}: {e}", file=sys.stderr)
             return 2
         write_outputs(doc, a.out, not a.no_plot)

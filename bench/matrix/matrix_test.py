@@ -220,6 +220,11 @@ class MatrixTest(unittest.TestCase):
         proc = run("--from-json", path, bad, "--out", twice)
         self.assertEqual(proc.returncode, 2)
         self.assertIn("cannot read", proc.stderr)
+        with open(bad, "w") as f:
+            f.write("{}")  # JSON, but no matrix
+        proc = run("--from-json", path, bad, "--out", twice)
+        self.assertEqual(proc.returncode, 2, proc.stderr)
+        self.assertIn("cannot join", proc.stderr)
 
     @unittest.skipUnless(has_matplotlib(), "no matplotlib in this python")
     def test_heat_map(self):

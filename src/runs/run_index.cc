@@ -285,18 +285,13 @@ bool RunIndex::Extend(View& view) {
   // would compare the kept rows again, reading rows wherever prefixes tie
   // (hot keys' versions).
   SortSlots(order_, &slots);
-  if (kept > 0) {
-    std::vector<RunSlot> mine;
-    mine.reserve(kept);
-    for (size_t i = 0; i < kept; ++i) {
-      mine.push_back(RunSlot{own->PrefixAt(order_, i), own->row(i), own->ref(i)});
-    }
-    std::vector<RunSlot> merged(kept + slots.size());
-    std::merge(
-        mine.begin(), mine.end(), slots.begin(), slots.end(), merged.begin(),
-        [this](const RunSlot& a, const RunSlot& b) { return CompareSlots(order_, a, b) < 0; });
-    slots = std::move(merged);
+  const size_t fresh = slots.size();
+  for (size_t i = 0; i < kept; ++i) {  // within the reserved kPrivateTailMax
+    slots.push_back(RunSlot{own->PrefixAt(order_, i), own->row(i), own->ref(i)});
   }
+  std::inplace_merge(
+      slots.begin(), slots.begin() + static_cast<std::ptrdiff_t>(fresh), slots.end(),
+      [this](const RunSlot& a, const RunSlot& b) { return CompareSlots(order_, a, b) < 0; });
   NoteReader();
   std::shared_ptr<const SortedRun> level = OwnLevel(std::move(slots), /*sorted=*/true);
   // Only the own level changes: the set and the shared levels stay, their
