@@ -578,7 +578,7 @@ TEST(RunIndex, AReadWithoutMemoryFindsWhatAViewFinds) {
     RunIndex::View view = index->Snapshot();
     MergingCursor cursor(order);
     for (const auto& run : view.set->runs) cursor.AddSource(run.get());
-    for (const auto& level : view.tail.levels) cursor.AddSource(level.get());
+    view.ForEachLevel([&](const SortedRun* level) { cursor.AddSource(level); });
     for (cursor.Seek(target); cursor.Valid() && collect(&with, cursor.row()); cursor.Next()) {
     }
     ASSERT_EQ(with, without) << k;
@@ -653,7 +653,7 @@ struct HelpFixture {
   static uint64_t CountView(const format::KeyOrder& order, const RunIndex::View& view) {
     MergingCursor cursor(order);
     for (const auto& run : view.set->runs) cursor.AddSource(run.get());
-    for (const auto& level : view.tail.levels) cursor.AddSource(level.get());
+    view.ForEachLevel([&](const SortedRun* level) { cursor.AddSource(level); });
     uint64_t n = 0;
     for (cursor.SeekToFirst(); cursor.Valid(); cursor.Next()) ++n;
     return n;
@@ -731,8 +731,10 @@ TEST(RunIndex, WritersRefreshTheSharedTailWhileReadersArePresent) {
   while (index->TailRefreshes() == refreshes) f.PushRows(*index, &seq, 1);
   f.PushRows(*index, &seq, 5);
   const RunIndex::View view = index->Snapshot();
-  ASSERT_GE(view.tail.levels.size(), 2u);
-  EXPECT_EQ(view.tail.levels.back()->size(), 5u);
+  ASSERT_NE(view.tail, nullptr);
+  EXPECT_GE(view.tail->levels.size(), 1u) << "the refreshed rows are in the shared tail";
+  ASSERT_NE(view.own, nullptr);
+  EXPECT_EQ(view.own->size(), 5u);
   EXPECT_EQ(HelpFixture::CountView(f.order, view), seq);
   blocked.Release();
   index->Close();
@@ -772,7 +774,7 @@ TEST(RunIndex, HelpingWritersKeepViewsCompleteAndBounded) {
       const uint64_t before = index->Count();
       const RunIndex::View view = index->Snapshot();
       reading.store(true);
-      EXPECT_GE(view.set->entries + view.tail.size(), before);
+      EXPECT_GE(view.set->entries + view.TailSize(), before);
       uint64_t u = index->Unsorted(), m = most_unsorted.load();
       while (u > m && !most_unsorted.compare_exchange_weak(m, u)) {
       }
@@ -875,36 +877,33 @@ TEST(RunIndex, AReaderViewExtendsTheThreadsLastView) {
   RunIndex::View first = index->ReaderView();
   ASSERT_EQ(HelpFixture::CountView(f.order, first), seq);
   const RunSet* first_set = first.set.get();
-  const size_t first_own = first.tail.own ? first.tail.levels.back()->size() : 0;
+  const size_t first_own = first.own != nullptr ? first.own->size() : 0;
   const long set_count = first.set.use_count();
-  std::vector<const SortedRun*> shared_levels;
-  for (size_t i = 0; i + (first.tail.own ? 1 : 0) < first.tail.levels.size(); ++i) {
-    shared_levels.push_back(first.tail.levels[i].get());
-  }
+  const RunIndex::Tail* first_tail = first.tail.get();
+  const long tail_count = first.tail.use_count();
   index->ReturnView(std::move(first));
   f.PushRows(*index, &seq, 5);
   RunIndex::View second = index->ReaderView();
   EXPECT_EQ(second.set.get(), first_set);
   EXPECT_EQ(second.set.use_count(), set_count) << "extending counted a reference to the set";
-  ASSERT_TRUE(second.tail.own);
-  EXPECT_EQ(second.tail.levels.back()->size(), first_own + 5);
-  ASSERT_EQ(second.tail.levels.size(), shared_levels.size() + 1);
-  for (size_t i = 0; i < shared_levels.size(); ++i) {
-    EXPECT_EQ(second.tail.levels[i].get(), shared_levels[i]);
-  }
+  ASSERT_NE(second.own, nullptr);
+  EXPECT_EQ(second.own->size(), first_own + 5);
+  EXPECT_EQ(second.tail.get(), first_tail) << "the shared tail is the same object";
+  EXPECT_EQ(second.tail.use_count(), tail_count)
+      << "extending counted a reference to the shared tail";
   EXPECT_EQ(HelpFixture::CountView(f.order, second), seq);
   // Lent: the slot is empty meanwhile, and a read on this thread takes a
   // view of its own, which also shows every row.
   index->WithReadView(
       [&](const RunIndex::View& view) { EXPECT_EQ(HelpFixture::CountView(f.order, view), seq); });
-  const SortedRun* second_own = second.tail.levels.back().get();
+  const SortedRun* second_own = second.own.get();
   index->ReturnView(std::move(second));  // the slot is full: let go
   // Unchanged: the same view (the one the read above left).
   RunIndex::View again = index->ReaderView();
   RunIndex::View twice = index->ReaderView();  // lent out: a Snapshot
   EXPECT_EQ(HelpFixture::CountView(f.order, again), seq);
   EXPECT_EQ(HelpFixture::CountView(f.order, twice), seq);
-  EXPECT_NE(again.tail.levels.empty() ? nullptr : again.tail.levels.back().get(), second_own);
+  EXPECT_NE(again.own.get(), second_own);
   index->ReturnView(std::move(twice));
   index->ReturnView(std::move(again));
   // Rows pushed in steps of 1 to 40: the own level never passes
@@ -914,8 +913,8 @@ TEST(RunIndex, AReaderViewExtendsTheThreadsLastView) {
   for (int step = 0; step < 400; ++step) {
     RunIndex::View before = index->ReaderView();
     const RunSet* before_set = before.set.get();
-    const bool before_own = before.tail.own;
-    const size_t before_levels = before.tail.levels.size();
+    const bool before_own = before.own != nullptr;
+    const RunIndex::Tail* before_tail = before.tail.get();
     index->ReturnView(std::move(before));
     // Keys in no order (the own level merges new rows among the kept ones).
     for (int n = 1 + static_cast<int>(rng() % 40); n > 0; --n) {
@@ -924,8 +923,8 @@ TEST(RunIndex, AReaderViewExtendsTheThreadsLastView) {
     }
     RunIndex::View view = index->ReaderView();
     ASSERT_EQ(HelpFixture::CountView(f.order, view), seq) << "step " << step;
-    if (view.tail.own) {
-      const SortedRun& own = *view.tail.levels.back();
+    if (view.own != nullptr) {
+      const SortedRun& own = *view.own;
       most_own = std::max(most_own, own.size());
       for (size_t i = 1; i < own.size(); ++i) {
         const RunSlot a{own.PrefixAt(f.order, i - 1), own.row(i - 1), own.ref(i - 1)};
@@ -933,8 +932,8 @@ TEST(RunIndex, AReaderViewExtendsTheThreadsLastView) {
         ASSERT_LT(CompareSlots(f.order, a, b), 0) << "step " << step << ", own level row " << i;
       }
     }
-    extended += view.set.get() == before_set && view.tail.own && before_own &&
-                        view.tail.levels.size() == before_levels
+    extended += view.set.get() == before_set && view.own != nullptr && before_own &&
+                        view.tail.get() == before_tail
                     ? 1
                     : 0;
     index->ReturnView(std::move(view));

@@ -56,14 +56,31 @@ enum class SharedWrite : uint8_t {
   kShardCursor,      // private: a thread's chunk cursor CAS (trie cells, RowRegion shards)
   kEntryCount,       // private: a per-thread entry counter
   kRowRegionChunk,   // shared: RowRegion's chunk index CAS and chunk byte count (per chunk)
+  // The sorted-run machinery (src/runs/):
+  kRunSetMutex,  // shared: RunSetHolder's mutex taken (and, by Current, the set's count)
+  kTailMutex,    // shared: RunIndex's tail_mu_ taken (the shared tail's cache)
+  kLevelRef,     // shared: a count taken on a shared tail level (a copy of the cached tail)
+  kWorkMutex,    // shared: RunIndex's work_mu_ taken or tried (cuts and merges)
+  kWorkWait,     // shared: of those, a writer that waited for it (Help past HelpBound)
+  kSortMutex,    // shared: RunIndex's sort_mu_ taken (many unsorted rows)
+  kIndexFlag,    // shared: an index-wide flag, time or statistic stored (refreshing_,
+                 // nudged_version_, last_read_ms_, last_help_ms_, the strand's queue flag)
+  kChargedAt,    // shared: ChargedBytes's stores (the charge and the count it was taken at)
+  kHeadsRead,    // read, not a write: a load of the write list's 16 shard heads, lines
+                 // every writer writes (a miss per head a writer moved since)
+  kRowsWalked,   // read, not a write: a row a reader found on the write list (a line its
+                 // writer wrote: a miss when that writer's core holds it)
+  kOwnLevel,     // private: a reader's own level built (an allocation, no shared line)
   kCount
 };
 
 inline constexpr const char* kSharedWriteNames[] = {
-    "region_cursor",  "region_commit",    "chunk_refill",    "replacements",      "epoch_advance",
-    "epoch_announce", "epoch_slot_taken", "free_list_lock",  "free_blocks_count", "node_lock",
-    "node_lock_root", "node_lock_wait",   "node_lock_spin",  "node_write",        "version_link",
-    "shard_cursor",   "entry_count",      "row_region_chunk"};
+    "region_cursor",  "region_commit",    "chunk_refill",     "replacements",      "epoch_advance",
+    "epoch_announce", "epoch_slot_taken", "free_list_lock",   "free_blocks_count", "node_lock",
+    "node_lock_root", "node_lock_wait",   "node_lock_spin",   "node_write",        "version_link",
+    "shard_cursor",   "entry_count",      "row_region_chunk", "run_set_mutex",     "tail_mutex",
+    "level_ref",      "work_mutex",       "work_wait",        "sort_mutex",        "index_flag",
+    "charged_at",     "heads_read",       "rows_walked",      "own_level"};
 static_assert(sizeof(kSharedWriteNames) / sizeof(kSharedWriteNames[0]) ==
               static_cast<size_t>(SharedWrite::kCount));
 

@@ -27,12 +27,14 @@ void RunIndex::Freeze() {
 
 void RunIndex::NoteSet() {
   const std::shared_ptr<const RunSet> set = runs_.Current();
+  std::shared_ptr<const Tail> old;  // let go after the lock
   {
     // A cached tail of rows a run now holds is never reused (BuildTail
     // starts over from the new set): let its memory go now.
-    concurrency::MutexLock lock(&tail_mu_);
-    if (tail_cache_.covered_entries < set->entries) {
-      tail_cache_ = Tail{};
+    MEMREP_COUNT_SHARED_WRITE(concurrency::SharedWrite::kTailMutex);
+    concurrency::SpinLockHolder lock(&tail_mu_);
+    if (tail_cache_ != nullptr && tail_cache_->covered_entries < set->entries) {
+      old = std::move(tail_cache_);
       tail_bytes_.store(0, std::memory_order_relaxed);
     }
   }
@@ -54,52 +56,70 @@ uint64_t RunIndex::ChargedBytes() const {
            !charged_.compare_exchange_weak(charged, bytes, std::memory_order_relaxed)) {
     }
     charged_at_count_.store(n, std::memory_order_relaxed);
+    MEMREP_COUNT_SHARED_WRITE(concurrency::SharedWrite::kChargedAt);
   }
   return charged_.load(std::memory_order_relaxed);
 }
 
-RunIndex::Tail RunIndex::BuildTail(const RunSet& set, const std::atomic<bool>* cancel,
-                                   bool reader) {
-  Tail tail;
-  {
-    concurrency::MutexLock lock(&tail_mu_);
-    tail = tail_cache_;
-  }
+std::shared_ptr<const RunIndex::Tail> RunIndex::CachedTail() const {
+  MEMREP_COUNT_SHARED_WRITE(concurrency::SharedWrite::kTailMutex);
+  concurrency::SpinLockHolder lock(&tail_mu_);
+  return tail_cache_;
+}
+
+void RunIndex::BuildTail(View& view, const std::atomic<bool>* cancel, bool reader) {
+  const RunSet& set = *view.set;
+  std::shared_ptr<const Tail> cached = CachedTail();
   // Loaded after the cache was read: each shard's head is the cached one or
   // was pushed after it (heads only move forward).
   const WriteList::Heads heads = write_list_.LoadHeads();
-  if (tail.covered == set.covered && tail.heads == heads) return tail;
+  view.own = nullptr;
+  view.rows_to = heads;
+  const bool follows = cached != nullptr && cached->covered == set.covered;
+  if (follows && cached->heads == heads) {
+    view.tail = std::move(cached);
+    return;
+  }
   // The new rows' references first (4 bytes each): a delta too big for the
   // tail is sorted in pieces from them, never as one array of slots.
   std::vector<RowRef> delta;
-  if (tail.covered == set.covered) {
-    WriteList::ForEachBetween(region_, heads, tail.heads, [&](RowRef r) { delta.push_back(r); });
-  } else {
-    WriteList::ForEachBetween(region_, heads, set.covered, [&](RowRef r) { delta.push_back(r); });
-    tail = Tail{};
-    tail.covered = set.covered;
-    tail.covered_entries = set.entries;
-  }
-  tail.heads = heads;
+  WriteList::ForEachBetween(region_, heads, follows ? cached->heads : set.covered,
+                            [&](RowRef r) { delta.push_back(r); });
+  if (cancel == nullptr)
+    MEMREP_COUNT_SHARED_WRITE(concurrency::SharedWrite::kRowsWalked, delta.size());
+  if (!follows) cached = nullptr;
+  const size_t before = cached != nullptr ? cached->size() : 0;
   if (reader && !delta.empty() && delta.size() <= kPrivateTailMax &&
-      tail.size() + delta.size() < options_.seal_threshold) {
+      before + delta.size() < options_.seal_threshold) {
     // A few rows since a writer's refresh: this view's own level, scratch
     // that no counter holds (no shared cache line written for it: a reader
     // beside a writer takes one such level per view).
     std::vector<RunSlot> slots;
     slots.reserve(delta.size());
     for (RowRef r : delta) slots.push_back(MakeSlot(order_, region_, r));
-    tail.levels.push_back(OwnLevel(std::move(slots)));
-    tail.own = true;
-    return tail;
+    view.tail = std::move(cached);
+    view.own = OwnLevel(std::move(slots));
+    MEMREP_COUNT_SHARED_WRITE(concurrency::SharedWrite::kOwnLevel);
+    return;
   }
-  if (tail.size() + delta.size() >= options_.seal_threshold) {
+  auto tail = std::make_shared<Tail>();
+  if (cached != nullptr) {
+    *tail = *cached;
+  } else {
+    tail->covered = set.covered;
+    tail->covered_entries = set.entries;
+  }
+  tail->heads = heads;
+  if (before + delta.size() >= options_.seal_threshold) {
     // Big enough to become a run: built as Seal would and not cached, so the
     // cache never holds more than seal_threshold rows.
     const std::shared_ptr<const SortedRun> fresh = SortMany(std::move(delta), cancel);
     if (fresh == nullptr) throw Cancelled();
-    tail.levels.assign(1, Seal(tail, fresh.get(), options_.run_layout, filter_));
-    return tail;
+    std::shared_ptr<const SortedRun> sealed =
+        Seal(*tail, fresh.get(), options_.run_layout, filter_);
+    tail->levels.assign(1, std::move(sealed));
+    view.tail = std::move(tail);
+    return;
   }
   if (!delta.empty()) {
     std::vector<RunSlot> slots;
@@ -107,30 +127,35 @@ RunIndex::Tail RunIndex::BuildTail(const RunSet& set, const std::atomic<bool>* c
     for (RowRef r : delta) slots.push_back(MakeSlot(order_, region_, r));
     SortSlots(order_, &slots);
     constexpr auto kWithPrefixes = SortedRun::Layout::kWithPrefixes;
-    tail.levels.push_back(
+    auto& levels = tail->levels;
+    levels.push_back(
         std::make_shared<const SortedRun>(&region_, slots, run_memory_, kWithPrefixes));
     // Restore the ratio between levels: the smallest two merge while the
     // smaller is more than 1/kTailRatio of the bigger.
-    for (size_t n = tail.levels.size();
-         n >= 2 && tail.levels[n - 1]->size() * Tail::kTailRatio > tail.levels[n - 2]->size();
-         n = tail.levels.size()) {
-      tail.levels[n - 2] = SortedRun::Merge(order_, *tail.levels[n - 2], *tail.levels[n - 1],
-                                            run_memory_, kWithPrefixes);
-      tail.levels.pop_back();
+    for (size_t n = levels.size();
+         n >= 2 && levels[n - 1]->size() * Tail::kTailRatio > levels[n - 2]->size();
+         n = levels.size()) {
+      levels[n - 2] =
+          SortedRun::Merge(order_, *levels[n - 2], *levels[n - 1], run_memory_, kWithPrefixes);
+      levels.pop_back();
     }
   }
+  uint64_t bytes = 0;
+  for (const auto& level : tail->levels) bytes += level->bytes();
+  const size_t size = tail->size();
+  std::shared_ptr<const Tail> replaced;  // let go after the lock
   {
-    concurrency::MutexLock lock(&tail_mu_);
+    MEMREP_COUNT_SHARED_WRITE(concurrency::SharedWrite::kTailMutex);
+    concurrency::SpinLockHolder lock(&tail_mu_);
     // Keep the newest: the tail of a later cut, or more of the same one.
-    if (tail_cache_.covered_entries < tail.covered_entries ||
-        (tail_cache_.covered == tail.covered && tail_cache_.size() < tail.size())) {
+    if (tail_cache_ == nullptr || tail_cache_->covered_entries < tail->covered_entries ||
+        (tail_cache_->covered == tail->covered && tail_cache_->size() < size)) {
+      replaced = std::move(tail_cache_);
       tail_cache_ = tail;
-      uint64_t bytes = 0;
-      for (const auto& level : tail_cache_.levels) bytes += level->bytes();
       tail_bytes_.store(bytes, std::memory_order_relaxed);
     }
   }
-  return tail;
+  view.tail = std::move(tail);
 }
 
 std::shared_ptr<const SortedRun> RunIndex::SortMany(std::vector<RowRef> refs,
@@ -243,6 +268,7 @@ RunIndex::View RunIndex::Snapshot(std::shared_ptr<const RunSet> current) {
   if (ManyUnsorted(*set)) {
     // Sorted once: a reader that finds another sorting them waits, then
     // starts from the set that one published.
+    MEMREP_COUNT_SHARED_WRITE(concurrency::SharedWrite::kSortMutex);
     concurrency::MutexLock lock(&sort_mu_);
     view = CutView(runs_.Current(), /*reader=*/true);
   } else {
@@ -252,9 +278,10 @@ RunIndex::View RunIndex::Snapshot(std::shared_ptr<const RunSet> current) {
   // single array: the strand then merges, or cuts and merges when idle.
   // The load first: a reader beside writers takes a view per Seek, mostly of
   // a version it has already nudged, and a load leaves the line shared.
-  if ((view.set->runs.size() > 1 || view.tail.size() > 0) &&
+  if ((view.set->runs.size() > 1 || view.TailSize() > 0) &&
       nudged_version_.load(std::memory_order_relaxed) != view.set->version &&
       nudged_version_.exchange(view.set->version, std::memory_order_relaxed) != view.set->version) {
+    MEMREP_COUNT_SHARED_WRITE(concurrency::SharedWrite::kIndexFlag);
     Schedule(false);
   }
   return view;
@@ -267,7 +294,7 @@ bool RunIndex::Extend(View& view) {
   if (view.set == nullptr || runs_.Version() != view.set->version) return false;
   const WriteList::Heads heads = write_list_.LoadHeads();
   if (heads == view.heads()) return true;
-  const SortedRun* own = view.tail.own ? view.tail.levels.back().get() : nullptr;
+  const SortedRun* own = view.own.get();
   const size_t kept = own == nullptr ? 0 : own->size();
   if (kept >= kPrivateTailMax) return false;
   std::vector<RunSlot> slots;
@@ -277,9 +304,10 @@ bool RunIndex::Extend(View& view) {
           [&](RowRef r) { slots.push_back(MakeSlot(order_, region_, r)); })) {
     return false;  // many rows: the shared tail that writers refresh has most of them sorted
   }
+  MEMREP_COUNT_SHARED_WRITE(concurrency::SharedWrite::kRowsWalked, slots.size());
   // A tail that reaches seal_threshold is published as a run, for all
   // readers: Snapshot's work (CutView).
-  if (view.tail.size() + slots.size() >= options_.seal_threshold) return false;
+  if (view.TailSize() + slots.size() >= options_.seal_threshold) return false;
   // The new rows sorted, then merged with the own level's (already in
   // order; prefixes kept: no row read for them): a re-sort of all of them
   // would compare the kept rows again, reading rows wherever prefixes tie
@@ -294,15 +322,11 @@ bool RunIndex::Extend(View& view) {
       [this](const RunSlot& a, const RunSlot& b) { return CompareSlots(order_, a, b) < 0; });
   NoteReader();
   std::shared_ptr<const SortedRun> level = OwnLevel(std::move(slots), /*sorted=*/true);
-  // Only the own level changes: the set and the shared levels stay, their
+  MEMREP_COUNT_SHARED_WRITE(concurrency::SharedWrite::kOwnLevel);
+  // Only the own level changes: the set and the shared tail stay, their
   // counts untouched.
-  if (view.tail.own) {
-    view.tail.levels.back() = std::move(level);
-  } else {
-    view.tail.levels.push_back(std::move(level));
-    view.tail.own = true;
-  }
-  view.tail.heads = heads;
+  view.own = std::move(level);
+  view.rows_to = heads;
   return true;
 }
 
@@ -316,14 +340,12 @@ std::shared_ptr<const SortedRun> RunIndex::OwnLevel(std::vector<RunSlot> slots, 
 RunIndex::View RunIndex::CutView(std::shared_ptr<const RunSet> set, bool reader) {
   View view;
   view.set = std::move(set);
-  view.tail = BuildTail(*view.set, nullptr, reader);
-  if (view.tail.size() >= options_.seal_threshold) {
+  BuildTail(view, nullptr, reader);
+  if (view.own == nullptr && view.tail != nullptr && view.tail->size() >= options_.seal_threshold) {
     if (auto published = runs_.PublishCut(
-            view.set, Seal(view.tail, nullptr, options_.run_layout, filter_), view.tail.heads)) {
-      const WriteList::Heads heads = view.tail.heads;
+            view.set, Seal(*view.tail, nullptr, options_.run_layout, filter_), view.heads())) {
       view.set = std::move(published);
-      view.tail = Tail{};
-      view.tail.covered = view.tail.heads = heads;
+      view.tail = nullptr;  // the new run holds every row up to view.heads()
       NoteSet();
     }
   }
@@ -333,6 +355,7 @@ RunIndex::View RunIndex::CutView(std::shared_ptr<const RunSet> set, bool reader)
 bool RunIndex::BackgroundWork() {
   // A writer is cutting (Help): look again after a recheck period, rather
   // than hold a pool thread waiting for it.
+  MEMREP_COUNT_SHARED_WRITE(concurrency::SharedWrite::kWorkMutex);
   if (!work_mu_.TryLock()) return true;
   concurrency::MutexLock lock(&work_mu_, std::adopt_lock);
   // Idle: no push for a whole recheck period (not merely since the last
@@ -364,18 +387,22 @@ void RunIndex::Help() {
   const uint64_t now = NowMs();
   if (last_help_ms_.load(std::memory_order_relaxed) != now) {
     last_help_ms_.store(now, std::memory_order_relaxed);
+    MEMREP_COUNT_SHARED_WRITE(concurrency::SharedWrite::kIndexFlag);
   }
+  MEMREP_COUNT_SHARED_WRITE(concurrency::SharedWrite::kWorkMutex);
   if (!work_mu_.TryLock()) {
     // Another thread is cutting: write on while the rows in no run are few;
     // past the bound, wait for it and then cut what it left, if still many.
     if (Unsorted() < HelpBound()) return;
     writer_waits_.fetch_add(1, std::memory_order_relaxed);
+    MEMREP_COUNT_SHARED_WRITE(concurrency::SharedWrite::kWorkWait);
     work_mu_.Lock();
     waited = true;
   }
   concurrency::MutexLock lock(&work_mu_, std::adopt_lock);
   if (waited && Unsorted() < HelpBound()) return;
   writer_helps_.fetch_add(1, std::memory_order_relaxed);
+  MEMREP_COUNT_SHARED_WRITE(concurrency::SharedWrite::kIndexFlag);
   try {
     (void)CutAndMerge(/*idle=*/false, /*helping=*/true);
   } catch (...) {
@@ -387,11 +414,15 @@ void RunIndex::Help() {
 void RunIndex::RefreshTail() {
   // acquire/release: only a flag that one writer at a time refreshes; the
   // tail itself is exchanged under tail_mu_.
+  MEMREP_COUNT_SHARED_WRITE(concurrency::SharedWrite::kIndexFlag);
   if (refreshing_.exchange(true, std::memory_order_acquire)) return;
   tail_refreshes_.fetch_add(1, std::memory_order_relaxed);
+  MEMREP_COUNT_SHARED_WRITE(concurrency::SharedWrite::kIndexFlag,
+                            2);  // the count, the flag's clear
   try {
     std::shared_ptr<const RunSet> set = runs_.Current();
     if (ManyUnsorted(*set)) {
+      MEMREP_COUNT_SHARED_WRITE(concurrency::SharedWrite::kSortMutex);
       concurrency::MutexLock lock(&sort_mu_);  // as in Snapshot: sorted once
       set.reset();
       (void)CutView(runs_.Current(), /*reader=*/false);
@@ -406,15 +437,19 @@ void RunIndex::RefreshTail() {
 
 size_t RunIndex::Cut(bool idle, bool helping, std::shared_ptr<const RunSet> base) {
   // The tail readers have sorted so far is reused: only newer rows are sorted here.
-  const Tail tail = BuildTail(*base, task_.cancel_flag());
-  const bool cut = tail.size() > 0 && (idle || helping || tail.size() >= options_.background_cut ||
-                                       tail.size() >= options_.seal_threshold);
+  View view;
+  view.set = std::move(base);
+  BuildTail(view, task_.cancel_flag());
+  const size_t size = view.TailSize();  // no own level: BuildTail for no reader
+  const bool cut = size > 0 && (idle || helping || size >= options_.background_cut ||
+                                size >= options_.seal_threshold);
   if (cut) {
     // May lose to an iterator that published a cut first: the next task retries.
-    (void)runs_.PublishCut(base, Seal(tail, nullptr, LayoutFor(idle), FilterFor(idle)), tail.heads);
+    (void)runs_.PublishCut(view.set, Seal(*view.tail, nullptr, LayoutFor(idle), FilterFor(idle)),
+                           view.heads());
     NoteSet();
   }
-  return cut ? 0 : tail.size();
+  return cut ? 0 : size;
 }
 
 bool RunIndex::WritersBusy() {
@@ -452,6 +487,7 @@ bool RunIndex::CutAndMerge(bool idle, bool helping) {
   if (!yielding) {
     std::shared_ptr<const RunSet> base = runs_.Current();
     if (ManyUnsorted(*base)) {
+      MEMREP_COUNT_SHARED_WRITE(concurrency::SharedWrite::kSortMutex);
       concurrency::MutexLock lock(&sort_mu_);  // as in Snapshot
       base.reset();
       left = Cut(idle, helping, runs_.Current());

@@ -15,7 +15,8 @@
 // Thread safety: Push from any thread (no lock and no cache line all writers
 // share, except every background_cut rows of a thread while readers are
 // present, and every kTailStep rows then: see Help and RefreshTail below). Snapshot from any
-// thread: it takes RunSetHolder's mutex and the tail cache's mutex briefly, and where at least
+// thread: it takes RunSetHolder's and the tail cache's spin locks for a pointer copy each (no
+// sleep in the kernel: concurrency/spin_lock.h), and where at least
 // seal_threshold rows are in no run, sort_mu_ for one sort of them (so that they are sorted once).
 // Background work runs as one SerialTask on the rep's BackgroundPool, and it and the writers' Help
 // hold work_mu_ to pick and make cuts and merges, so those never overlap one another
@@ -76,6 +77,8 @@
 #include "concurrency/per_thread.h"
 #include "concurrency/quiet_detector.h"
 #include "concurrency/serial_task.h"
+#include "concurrency/shared_writes.h"
+#include "concurrency/spin_lock.h"
 #include "format/key_order.h"
 #include "memrep/status.h"
 #include "runs/run_set.h"
@@ -149,15 +152,14 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   // smallest while that ratio is broken. So a row is copied about kTailRatio
   // times per level, log_kTailRatio(tail size) levels in all, however often
   // snapshots come, and a reader searches a handful of levels.
+  // Immutable once published: the tail cache and the views that read it
+  // share one by reference count (one count per view, not one per level).
   struct Tail {
     static constexpr size_t kTailRatio = 8;
     WriteList::Heads covered{};
     uint64_t covered_entries = 0;  // orders the tails of different cuts
     WriteList::Heads heads{};
     std::vector<std::shared_ptr<const SortedRun>> levels;
-    // Whether the last level is one reader's own (BuildTail's few rows since
-    // a writer's refresh, or Extend's): neither cached nor shared.
-    bool own = false;
     size_t size() const {
       size_t n = 0;
       for (const auto& level : levels) n += level->size();
@@ -165,11 +167,28 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
     }
   };
 
-  // What an iterator reads: the runs of a RunSet and the tail after it.
+  // What an iterator reads: the runs of a RunSet, the shared tail after it,
+  // and the reader's own level of the few rows after that (BuildTail's rows
+  // since a writer's refresh, or Extend's): neither cached nor shared.
   struct View {
     std::shared_ptr<const RunSet> set;
-    Tail tail;
-    const WriteList::Heads& heads() const { return tail.heads; }
+    std::shared_ptr<const Tail> tail;      // nullptr: no shared level
+    std::shared_ptr<const SortedRun> own;  // nullptr: no own level
+    WriteList::Heads rows_to{};            // every row up to these heads
+    const WriteList::Heads& heads() const { return rows_to; }
+    // Rows in the tail's levels and the own level.
+    size_t TailSize() const {
+      return (tail != nullptr ? tail->size() : 0) + (own != nullptr ? own->size() : 0);
+    }
+    // fn(const SortedRun*) for each level after the runs: the shared tail's
+    // (biggest first), then the own level.
+    template <typename Fn>
+    void ForEachLevel(Fn&& fn) const {
+      if (tail != nullptr) {
+        for (const auto& level : tail->levels) fn(level.get());
+      }
+      if (own != nullptr) fn(own.get());
+    }
   };
 
   // A view of every row pushed so far. The tail is built from the last
@@ -178,7 +197,7 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   // May throw std::bad_alloc (callers at a public boundary catch it).
   // `current`: the caller's reference to the current set, if it holds one
   // (a reader renewing its view): taken over instead of RunSetHolder's
-  // mutex and a count on the set, which every reader shares.
+  // lock and a count on the set, which every reader shares.
   View Snapshot(std::shared_ptr<const RunSet> current = nullptr);
   // Extends `view` (one this index gave) in place by the rows pushed since,
   // as one level of its own (at most kPrivateTailMax rows with the view's
@@ -355,6 +374,7 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
     const uint64_t now = NowMs();
     if (last_read_ms_.load(std::memory_order_relaxed) != now) {
       last_read_ms_.store(now, std::memory_order_relaxed);
+      MEMREP_COUNT_SHARED_WRITE(concurrency::SharedWrite::kIndexFlag);
     }
   }
   bool ReadersPresent() const {
@@ -385,17 +405,21 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   // if they are at least seal_threshold.
   // reader: as BuildTail's.
   View CutView(std::shared_ptr<const RunSet> set, bool reader);
+  // The tail cache, taken under tail_mu_ (a pointer copy).
+  std::shared_ptr<const Tail> CachedTail() const EXCLUDES(tail_mu_);
   // The background task's cut of the rows after `base`; returns how many it
   // left unsorted.
   // helping: a writer's cut (Help), made whatever the tail's size.
   size_t Cut(bool idle, bool helping, std::shared_ptr<const RunSet> base) REQUIRES(work_mu_);
-  // The tail of `set`, built from the cached one when it starts where `set`
-  // ends; loads the write list's heads.
+  // Sets view.tail, view.own and view.heads() to the rows after view.set:
+  // the cached tail when it starts where the set ends, and the rows pushed
+  // after it; loads the write list's heads.
   // cancel: the strand's (Close stops its big sorts: Cancelled is thrown);
   // nullptr for a reader or a writer.
-  // reader: a few rows after the cached tail (kPrivateTailMax) become a level
-  // of this tail only, neither merged nor cached.
-  Tail BuildTail(const RunSet& set, const std::atomic<bool>* cancel, bool reader = false)
+  // reader: a few rows after the cached tail (kPrivateTailMax) become the
+  // view's own level, neither merged nor cached (view.own); else view.own is
+  // nullptr and view.tail holds every row.
+  void BuildTail(View& view, const std::atomic<bool>* cancel, bool reader = false)
       EXCLUDES(tail_mu_);
   struct Cancelled {};
   // The rows `refs` names as one run in the runs' layout, sorted in bounded
@@ -527,10 +551,12 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   // they are still in the set when it publishes.
   std::vector<const SortedRun*> merging_ GUARDED_BY(work_mu_);
   // Held while sorting many rows (ManyUnsorted), so that they are sorted
-  // once. Taken before tail_mu_ and RunSetHolder's mutex, never after.
+  // once. Taken before tail_mu_ and RunSetHolder's locks, never after.
   concurrency::Mutex sort_mu_;
-  alignas(concurrency::kCacheLine) concurrency::Mutex tail_mu_;
-  Tail tail_cache_ GUARDED_BY(tail_mu_);
+  // Held for a pointer copy or exchange only (a reader takes the cache
+  // beside writers that refresh it: a spin, never a sleep in the kernel).
+  alignas(concurrency::kCacheLine) mutable concurrency::SpinLock tail_mu_;
+  std::shared_ptr<const Tail> tail_cache_ GUARDED_BY(tail_mu_);
 
   // Written by writers (RefreshTail, Help) and the strand.
   // Set while one writer refreshes the shared tail (RefreshTail).

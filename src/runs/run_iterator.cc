@@ -26,7 +26,7 @@ bool RunIterator::Refresh() {
     GiveBack();  // for ReaderView to extend, or let go before sorting
     view_ = index_->ReaderView();
     for (const auto& run : view_.set->runs) cursor_.AddSource(run.get());
-    for (const auto& level : view_.tail.levels) cursor_.AddSource(level.get());
+    view_.ForEachLevel([&](const SortedRun* level) { cursor_.AddSource(level); });
   } catch (const std::bad_alloc&) {
     view_ = RunIndex::View{};
     cursor_.Clear();

@@ -9,37 +9,50 @@ std::shared_ptr<const RunSet> RunSetHolder::PublishCut(const std::shared_ptr<con
                                                        const WriteList::Heads& covered) {
   auto next = std::make_shared<RunSet>();
   next->covered = covered;
-  concurrency::MutexLock lock(&mu_);
-  if (current_->covered != base->covered) return nullptr;
-  next->runs.reserve(current_->runs.size() + 1);
-  next->runs = current_->runs;
-  next->entries = current_->entries + run->size();
-  next->bytes = current_->bytes + run->bytes();
+  concurrency::MutexLock lock(&publish_mu_);
+  // Only publishers replace the set, and they hold publish_mu_.
+  const std::shared_ptr<const RunSet> current = Current();
+  if (current->covered != base->covered) return nullptr;
+  next->runs.reserve(current->runs.size() + 1);
+  next->runs = current->runs;
+  next->entries = current->entries + run->size();
+  next->bytes = current->bytes + run->bytes();
   next->runs.push_back(std::move(run));
-  next->version = current_->version + 1;
-  current_ = next;
-  version_.store(next->version, std::memory_order_release);
+  next->version = current->version + 1;
+  Swap(next);
   return next;
+}
+
+void RunSetHolder::Swap(std::shared_ptr<const RunSet> next) {
+  const uint64_t version = next->version;
+  {
+    concurrency::SpinLockHolder hold(&current_mu_);
+    current_.swap(next);
+  }
+  // release: a reader that loads this version and then takes the set
+  // (Current) finds this one or a later one.
+  version_.store(version, std::memory_order_release);
+  // `next` now holds the old set: let go here, outside the spin lock.
 }
 
 void RunSetHolder::PublishMerge(const std::vector<const SortedRun*>& inputs,
                                 std::shared_ptr<const SortedRun> merged) {
-  concurrency::MutexLock lock(&mu_);
+  concurrency::MutexLock lock(&publish_mu_);
+  const std::shared_ptr<const RunSet> current = Current();
   auto next = std::make_shared<RunSet>();
-  next->runs.reserve(current_->runs.size() + 1 - inputs.size());
+  next->runs.reserve(current->runs.size() + 1 - inputs.size());
   next->bytes = merged->bytes();
-  for (const auto& run : current_->runs) {
+  for (const auto& run : current->runs) {
     if (std::find(inputs.begin(), inputs.end(), run.get()) == inputs.end()) {
       next->runs.push_back(run);
       next->bytes += run->bytes();
     }
   }
   next->runs.push_back(std::move(merged));
-  next->covered = current_->covered;
-  next->entries = current_->entries;
-  next->version = current_->version + 1;
-  version_.store(next->version, std::memory_order_release);
-  current_ = std::move(next);
+  next->covered = current->covered;
+  next->entries = current->entries;
+  next->version = current->version + 1;
+  Swap(std::move(next));
 }
 
 bool PickMerge(const RunSet& set, uint32_t max_runs, bool all, std::vector<size_t>* picks,

@@ -4,11 +4,13 @@
 //   RunSet v7: runs {R0: 600k, R1: 250k, R2: 4k}   covered: heads[16]
 //              entries pushed after `covered` = the unsorted tail
 //
-// Thread safety: a RunSet never changes. RunSets are replaced as a whole under
-// RunSetHolder's mutex, which only iterators (to take a snapshot or publish a
-// run they sorted) and the RunIndex's background strand take; writers never do. The
-// current version is also published in an atomic, so that an iterator can
-// notice a new set without the mutex (it then takes the set under it).
+// Thread safety: a RunSet never changes. RunSets are replaced as a whole:
+// publishers (a cut or a merge) take RunSetHolder's mutex, build the next set,
+// and swap it in under a spin lock that readers take only to copy the
+// pointer (Current): a few cycles, so that readers taking views beside
+// writers never sleep in the kernel for it (concurrency/spin_lock.h). The
+// current version is also published in an atomic, so that a reader can
+// notice a new set without any lock (it then takes the set).
 // Invariants:
 //  1. The runs of a set hold disjoint entries, and together exactly the
 //     entries pushed up to `covered` on every shard.
@@ -25,6 +27,8 @@
 #include <vector>
 
 #include "concurrency/mutex.h"
+#include "concurrency/shared_writes.h"
+#include "concurrency/spin_lock.h"
 #include "runs/sorted_run.h"
 #include "runs/write_list.h"
 
@@ -43,12 +47,14 @@ class RunSetHolder {
   RunSetHolder() : current_(std::make_shared<const RunSet>()) {}
 
   std::shared_ptr<const RunSet> Current() const {
-    concurrency::MutexLock lock(&mu_);
+    MEMREP_COUNT_SHARED_WRITE(concurrency::SharedWrite::kRunSetMutex);
+    concurrency::SpinLockHolder lock(&current_mu_);
     return current_;
   }
 
-  // The current set's version, without the mutex: an iterator compares it
-  // with its view's to notice a merge (acquire pairs with the store under mu_).
+  // The current set's version, without a lock: a reader compares it with
+  // its view's to notice a merge (acquire pairs with the release store after
+  // the swap: the set it names is the one Current returns, or a later one).
   uint64_t Version() const { return version_.load(std::memory_order_acquire); }
 
   // Publishes the current set plus `run`, which holds the entries between
@@ -69,9 +75,15 @@ class RunSetHolder {
                     std::shared_ptr<const SortedRun> merged);
 
  private:
-  mutable concurrency::Mutex mu_;
-  std::shared_ptr<const RunSet> current_ GUARDED_BY(mu_);
-  std::atomic<uint64_t> version_{0};  // current_->version; written under mu_
+  // Replaces current_ by `next` (under the spin lock) and publishes its
+  // version; the old set is let go after the lock.
+  void Swap(std::shared_ptr<const RunSet> next) REQUIRES(publish_mu_);
+  // Held by publishers for the whole read-build-swap, so that they never
+  // interleave; taken before current_mu_.
+  concurrency::Mutex publish_mu_;
+  mutable concurrency::SpinLock current_mu_;
+  std::shared_ptr<const RunSet> current_ GUARDED_BY(current_mu_);
+  std::atomic<uint64_t> version_{0};  // current_->version; stored after the swap
 };
 
 // Runs within this factor of each other in size are merged.

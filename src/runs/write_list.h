@@ -31,6 +31,7 @@
 #include <cstring>
 
 #include "concurrency/per_thread.h"
+#include "concurrency/shared_writes.h"
 #include "memory/row_region.h"
 
 namespace memrep::runs {
@@ -102,6 +103,7 @@ class WriteList {
   }
 
   Heads LoadHeads() const {
+    MEMREP_COUNT_SHARED_WRITE(concurrency::SharedWrite::kHeadsRead);
     Heads heads;
     for (size_t i = 0; i < kShards; ++i) {
       heads[i] = shards_[i].head.load(std::memory_order_acquire);  // invariant 2

@@ -176,7 +176,7 @@ void VectorRep::GetRows(std::string_view internal_key, void* arg, RowCallback ca
       for (const auto& run : view.set->runs) {
         if (run->MayContain(hash)) cursor.AddSource(run.get());
       }
-      for (const auto& level : view.tail.levels) cursor.AddSource(level.get());
+      view.ForEachLevel([&](const runs::SortedRun* level) { cursor.AddSource(level); });
       for (cursor.Seek(internal_key); cursor.Valid(); cursor.Next()) {
         if (!callback(arg, cursor.row())) return;
       }
