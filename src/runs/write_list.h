@@ -132,6 +132,7 @@ class WriteList {
   template <typename Fn>
   static bool ForAtMostBetween(const RowRegion& region, const Heads& newer, const Heads& older,
                                size_t limit, Fn&& fn) {
+    Prefetch(region, newer, older);
     size_t n = 0;
     for (size_t i = 0; i < kShards; ++i) {
       for (RowRef r = newer[i]; r != older[i];) {
@@ -149,6 +150,7 @@ class WriteList {
   template <typename Fn>
   static void ForEachBetween(const RowRegion& region, const Heads& newer, const Heads& older,
                              Fn&& fn) {
+    Prefetch(region, newer, older);
     for (size_t i = 0; i < kShards; ++i) {
       for (RowRef r = newer[i]; r != older[i];) {
         fn(r);
@@ -166,6 +168,30 @@ class WriteList {
     std::atomic<uint64_t> tail_due{kNever};  // kNever: not armed
   };
   static constexpr uint64_t kNever = ~uint64_t{0};
+  // Asks for the nodes that a walk from `newer` down to `older` will read,
+  // before it reads them. A walk follows links one node at a time, each a
+  // miss when the line is still in the writer's core: a chain of dependent
+  // misses. But a thread carves its nodes one after the other from its own
+  // chunk (RowRegion), so the nodes pushed on a shard since `older` mostly
+  // lie between its address and `newer`'s: prefetches of those lines are
+  // independent and their misses overlap. Only a hint, never a read: nodes
+  // in another chunk, or of a thread sharing the shard, are found by the
+  // walk as before, and a prefetch never faults. Spans over kPrefetchSpan
+  // bytes (a cut's thousands of rows) are left to the hardware.
+  static constexpr size_t kPrefetchSpan = 4096;
+  static void Prefetch(const RowRegion& region, const Heads& newer, const Heads& older) {
+    for (size_t i = 0; i < kShards; ++i) {
+      if (newer[i] == older[i] || older[i] == 0) continue;
+      const char* lo = region.At(older[i]);
+      const char* hi = region.At(newer[i]);
+      if (hi <= lo || static_cast<size_t>(hi - lo) > kPrefetchSpan) continue;
+      // From older's line (the next node may start in it) through hi's first
+      // line and the next (its link and key may cross one).
+      for (const char* p = lo; p <= hi + concurrency::kCacheLine; p += concurrency::kCacheLine) {
+        __builtin_prefetch(p);
+      }
+    }
+  }
   static void SetDue(Shard& shard) {
     // relaxed: scheduling hints.
     shard.due.store(std::min(shard.cut_due.load(std::memory_order_relaxed),
