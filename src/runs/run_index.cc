@@ -85,8 +85,7 @@ void RunIndex::BuildTail(View& view, const std::atomic<bool>* cancel, bool reade
   std::vector<RowRef> delta;
   WriteList::ForEachBetween(region_, heads, follows ? cached->heads : set.covered,
                             [&](RowRef r) { delta.push_back(r); });
-  if (cancel == nullptr)
-    MEMREP_COUNT_SHARED_WRITE(concurrency::SharedWrite::kRowsWalked, delta.size());
+  if (reader) MEMREP_COUNT_SHARED_WRITE(concurrency::SharedWrite::kRowsWalked, delta.size());
   if (!follows) cached = nullptr;
   const size_t before = cached != nullptr ? cached->size() : 0;
   if (reader && !delta.empty() && delta.size() <= kPrivateTailMax &&
