@@ -83,7 +83,11 @@ class RunSetHolder {
   concurrency::Mutex publish_mu_;
   mutable concurrency::SpinLock current_mu_;
   std::shared_ptr<const RunSet> current_ GUARDED_BY(current_mu_);
-  std::atomic<uint64_t> version_{0};  // current_->version; stored after the swap
+  // current_->version; stored after the swap. On a cache line of its own:
+  // every point read checks it (RunIndex::Current), while each Current()
+  // call of another thread (a writer refreshing the tail, a reader renewing
+  // its view) writes the spin lock's line, which would take this one with it.
+  alignas(concurrency::kCacheLine) std::atomic<uint64_t> version_{0};
 };
 
 // Runs within this factor of each other in size are merged.
