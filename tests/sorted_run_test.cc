@@ -697,6 +697,48 @@ TEST(RunIndex, WritersCutTheirRowsWhileReadersArePresent) {
   f.pool.Drain();
 }
 
+// Seeks pay for merging the runs below the biggest into one: beside a writer
+// whose readers only take point-read views, the runs follow the ratio rule
+// (three or more at times); beside an iterator that seeks after every row,
+// each of the writer's cuts leaves two runs at most once its credit covers
+// them. Every view stays whole.
+TEST(RunIndex, SeeksPayForMergingTheRunsBelowTheBiggest) {
+  HelpFixture f;
+  BlockedPool blocked(f.pool);
+  RunIndexOptions options;
+  options.background_cut = 256;
+  options.seal_threshold = 1 << 20;  // only the writer's cuts make runs
+  // most: the most runs seen once the writer has helped (cut) once.
+  auto run = [&](bool seeks, size_t* most, uint64_t* seek_merges) {
+    auto index = std::make_shared<RunIndex>(options, f.order, f.region, f.pool);
+    uint64_t seq = 0;
+    *most = 0;
+    for (int i = 0; i < 20000; ++i) {
+      f.PushRows(*index, &seq, 1);
+      if (seeks) {
+        index->ReturnView(index->ReaderView());
+      } else {
+        index->WithReadView([](const RunIndex::View&) {});
+      }
+      if (index->WriterHelps() > 0) *most = std::max(*most, index->NumRuns());
+    }
+    EXPECT_EQ(HelpFixture::CountView(f.order, index->Snapshot()), seq);
+    EXPECT_GT(index->WriterHelps(), 0u);
+    *seek_merges = index->SeekMerges();
+    index->Close();
+  };
+  size_t most = 0;
+  uint64_t seek_merges = 0;
+  run(/*seeks=*/false, &most, &seek_merges);
+  EXPECT_EQ(seek_merges, 0u) << "point reads pay for no merge";
+  EXPECT_GE(most, 3u) << "the ratio rule alone keeps several runs";
+  run(/*seeks=*/true, &most, &seek_merges);
+  EXPECT_GT(seek_merges, 0u);
+  EXPECT_LE(most, 2u);
+  blocked.Release();
+  f.pool.Drain();
+}
+
 // While readers take views, a writer also sorts the rows after the shared
 // tail into it every kTailStep of its rows, so a reader's own sorting is
 // the few rows since; with no reader it never does. Every view stays whole.

@@ -502,42 +502,24 @@ bool RunIndex::CutAndMerge(bool idle, bool helping) {
   const uint64_t count = Count();
   while (!task_.cancelled() && (!yielding || set->runs.size() > options_.max_runs) &&
          PickMerge(*set, options_.max_runs, idle && Count() == count, &picks, merging_)) {
-    std::vector<const SortedRun*> inputs;
-    uint64_t rows = 0;
-    for (size_t i : picks) {
-      inputs.push_back(set->runs[i].get());
-      rows += set->runs[i]->size();
+    if (!MergePicks(picks, idle, helping, &set)) return false;
+  }
+  // Merges the seeks pay for: while iterators seek beside writers, each seek
+  // searches every run, so runs below the biggest are merged into one as far
+  // as the searches saved since the last step pay for the rows copied.
+  if (!yielding && !idle) {
+    const uint64_t seeks = SeeksSoFar();
+    seek_credit_ = std::min(seek_credit_ + (seeks - seeks_seen_) * kSeekMergeRows, Count());
+    seeks_seen_ = seeks;
+    while (!task_.cancelled() && set->runs.size() > kSeekRuns &&
+           PickMerge(*set, kSeekRuns, false, &picks, merging_)) {
+      uint64_t rows = 0;
+      for (size_t i : picks) rows += set->runs[i]->size();
+      if (rows > seek_credit_) break;
+      seek_credit_ -= rows;
+      if (!MergePicks(picks, idle, helping, &set)) return false;
+      seek_merges_.fetch_add(1, std::memory_order_relaxed);
     }
-    // The strand makes a big merge without work_mu_: its inputs stay in the
-    // set (readers search them) and out of other merges (merging_), and a
-    // writer that comes to help meanwhile cuts and merges the other runs,
-    // so the runs stay few however long the big merge takes on a machine
-    // whose cores the writers and readers hold. (A writer merges holding
-    // work_mu_: it helps readers, who want few runs soon.)
-    std::shared_ptr<const SortedRun> merged;
-    if (!helping && !frozen() && rows > BigMergeRows()) {
-      merging_ = inputs;
-      work_mu_.Unlock();
-      try {
-        merged = MergeRuns(inputs, idle);
-      } catch (...) {
-        work_mu_.Lock();
-        merging_.clear();
-        throw;
-      }
-      work_mu_.Lock();
-      merging_.clear();
-    } else {
-      merged = MergeRuns(inputs, idle);
-    }
-    if (merged == nullptr) {  // cancelled: the index is closing
-      merges_cancelled_.fetch_add(1, std::memory_order_relaxed);
-      return false;
-    }
-    runs_.PublishMerge(inputs, std::move(merged));
-    NoteSet();
-    if (!merging_.empty()) merges_beside_big_.fetch_add(1, std::memory_order_relaxed);
-    set = runs_.Current();
   }
   // The runs a merge replaced stay alive while a reader slot holds a view of
   // them: let them go (a writer's help leaves this to the strand).
@@ -545,6 +527,53 @@ bool RunIndex::CutAndMerge(bool idle, bool helping) {
   // again after a recheck period, or it would keep them until the next write.
   const bool slots_in_use = !helping && DropStaleViews();
   return set->runs.size() > 1 || left > 0 || set->entries != Count() || slots_in_use;
+}
+
+bool RunIndex::MergePicks(const std::vector<size_t>& picks, bool idle, bool helping,
+                          std::shared_ptr<const RunSet>* set) {
+  std::vector<const SortedRun*> inputs;
+  uint64_t rows = 0;
+  for (size_t i : picks) {
+    inputs.push_back((*set)->runs[i].get());
+    rows += (*set)->runs[i]->size();
+  }
+  // The strand makes a big merge without work_mu_: its inputs stay in the
+  // set (readers search them) and out of other merges (merging_), and a
+  // writer that comes to help meanwhile cuts and merges the other runs,
+  // so the runs stay few however long the big merge takes on a machine
+  // whose cores the writers and readers hold. (A writer merges holding
+  // work_mu_: it helps readers, who want few runs soon.)
+  std::shared_ptr<const SortedRun> merged;
+  if (!helping && !frozen() && rows > BigMergeRows()) {
+    merging_ = inputs;
+    work_mu_.Unlock();
+    try {
+      merged = MergeRuns(inputs, idle);
+    } catch (...) {
+      work_mu_.Lock();
+      merging_.clear();
+      throw;
+    }
+    work_mu_.Lock();
+    merging_.clear();
+  } else {
+    merged = MergeRuns(inputs, idle);
+  }
+  if (merged == nullptr) {  // cancelled: the index is closing
+    merges_cancelled_.fetch_add(1, std::memory_order_relaxed);
+    return false;
+  }
+  runs_.PublishMerge(inputs, std::move(merged));
+  NoteSet();
+  if (!merging_.empty()) merges_beside_big_.fetch_add(1, std::memory_order_relaxed);
+  *set = runs_.Current();
+  return true;
+}
+
+uint64_t RunIndex::SeeksSoFar() const {
+  uint64_t seeks = 0;
+  readers_.ForEach([&](const ReaderSlot& slot) { seeks += slot.seeks.load(std::memory_order_relaxed); });
+  return seeks;
 }
 
 std::shared_ptr<const SortedRun> RunIndex::MergeRuns(const std::vector<const SortedRun*>& inputs,

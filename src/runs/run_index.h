@@ -58,6 +58,12 @@
 //    pays for merging the tail's levels, and a Get or a Seek sorts at most
 //    kPrivateTailMax rows (more only when no writer has refreshed: then it
 //    merges them into the shared tail once, for all readers);
+//  - while iterators seek beside writers, the cuts and merges also merge
+//    the runs below the biggest into one, as far as the seeks since the last
+//    step pay for the rows copied (kSeekMergeRows): a seek searches each run,
+//    so readers that seek often get two runs where the ratio rule alone
+//    keeps three or four; point reads, which skip runs by their filters,
+//    pay for nothing, and with no reader nothing changes;
 //  - Close (the rep's destructor) cancels: a running merge stops within
 //    SortedRun::kCancelCheck rows and queued tasks do nothing, so destroying
 //    a rep never waits for a big merge. A running cut (a sort of the rows that
@@ -254,6 +260,7 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
     // acquire/release: as in WithReadView.
     if (slot.busy.exchange(true, std::memory_order_acquire)) return Snapshot();
     SlotRelease release{slot};
+    slot.seeks.store(slot.seeks.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     if (slot.view.set == nullptr || !Current(slot.view)) Renew(slot.view);
     View lent = std::move(slot.view);
     slot.view = View{};
@@ -327,6 +334,8 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   // (RefreshTail).
   uint64_t TailRefreshes() const { return tail_refreshes_.load(std::memory_order_relaxed); }
   uint64_t WriterWaits() const { return writer_waits_.load(std::memory_order_relaxed); }
+  // Merges that seeks paid for (CutAndMerge: kSeekRuns).
+  uint64_t SeekMerges() const { return seek_merges_.load(std::memory_order_relaxed); }
   // Merges made while the strand was making a big merge without work_mu_.
   uint64_t MergesBesideBig() const { return merges_beside_big_.load(std::memory_order_relaxed); }
   // Rows in no published run (as of the last published set; may lag).
@@ -385,6 +394,12 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   // One step of background work; returns whether more is left for later.
   // helping: a writer's (Help): no yielding to writers.
   bool CutAndMerge(bool idle, bool helping) REQUIRES(work_mu_);
+  // Merges the runs of *set at `picks` into one and publishes it; *set is
+  // then the current set. False if Close cancelled the merge.
+  bool MergePicks(const std::vector<size_t>& picks, bool idle, bool helping,
+                  std::shared_ptr<const RunSet>* set) REQUIRES(work_mu_);
+  // Iterator views taken so far, by every reader slot.
+  uint64_t SeeksSoFar() const;
   // The merge of `inputs` in the layout and filter of a background step.
   // nullptr if Close cancelled it. May throw std::bad_alloc.
   std::shared_ptr<const SortedRun> MergeRuns(const std::vector<const SortedRun*>& inputs,
@@ -473,6 +488,10 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   struct ReaderSlot {
     std::atomic<bool> busy{false};
     View view;
+    // Iterator views taken (ReaderView): written by the slot's holder
+    // (busy), summed by CutAndMerge for the merges seeks pay for. relaxed:
+    // a count, read as a hint.
+    std::atomic<uint64_t> seeks{0};
   };
   struct SlotRelease {
     ReaderSlot& slot;
@@ -550,6 +569,24 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   // (CutAndMerge), or empty. Other merges never pick them (PickMerge), so
   // they are still in the set when it publishes.
   std::vector<const SortedRun*> merging_ GUARDED_BY(work_mu_);
+  // Merges that seeks pay for (CutAndMerge): while iterators seek beside
+  // writers, the runs below the biggest are merged into one (kSeekRuns runs
+  // in all) as far as kSeekMergeRows rows per seek taken since the last step
+  // pay for the rows copied. Each seek searches every run and compares its
+  // heads at each Next; fewer runs cost more merging (two runs: each row is
+  // copied about four times as often as under the ratio rule alone). On 2
+  // cores (docs/matrix.md) a seek beside one writer took about 0.5 us less
+  // with two runs, and a merge copies a row in about 35 ns: 16 rows a seek
+  // would be even in CPU time; 64 spends up to four times what the seeks
+  // save, on the writer's core, to make the readers' seeks faster (and a
+  // writer slowed by merging leaves each reader fewer rows to sort). With
+  // several readers seeking beside one writer, the credit covers every
+  // merge. The credit is capped at the rows pushed, so that seeks long past do not pay
+  // for merges now. Get-only readers (WithReadView) earn nothing.
+  static constexpr size_t kSeekRuns = 2;
+  static constexpr uint64_t kSeekMergeRows = 64;
+  uint64_t seek_credit_ GUARDED_BY(work_mu_) = 0;
+  uint64_t seeks_seen_ GUARDED_BY(work_mu_) = 0;
   // Held while sorting many rows (ManyUnsorted), so that they are sorted
   // once. Taken before tail_mu_ and RunSetHolder's locks, never after.
   concurrency::Mutex sort_mu_;
@@ -566,6 +603,7 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   std::atomic<uint64_t> writer_waits_{0};       // a statistic
   std::atomic<uint64_t> tail_refreshes_{0};     // a statistic
   std::atomic<uint64_t> merges_beside_big_{0};  // a statistic
+  std::atomic<uint64_t> seek_merges_{0};        // a statistic
   // When a writer last came to cut and merge for readers (Help; NowMs).
   std::atomic<uint64_t> last_help_ms_{0};
   // Whether writers are doing the background work themselves: readers are
