@@ -291,7 +291,10 @@ bool RunIndex::Extend(View& view) {
   // the rows up to its `covered` are in its runs), then the heads: every row
   // pushed before this call is at or before them.
   if (view.set == nullptr || runs_.Version() != view.set->version) return false;
-  const WriteList::Heads heads = write_list_.LoadHeads();
+  return ExtendTo(view, write_list_.LoadHeads());
+}
+
+bool RunIndex::ExtendTo(View& view, const WriteList::Heads& heads) {
   if (heads == view.heads()) return true;
   const SortedRun* own = view.own.get();
   const size_t kept = own == nullptr ? 0 : own->size();
@@ -507,7 +510,8 @@ bool RunIndex::CutAndMerge(bool idle, bool helping) {
   // Merges the seeks pay for: while iterators seek beside writers, each seek
   // searches every run, so runs below the biggest are merged into one as far
   // as the searches saved since the last step pay for the rows copied.
-  if (!yielding && !idle) {
+  // (No reader: no slot to sum, nothing to pay for.)
+  if (!yielding && !idle && ReadersPresent()) {
     const uint64_t seeks = SeeksSoFar();
     seek_credit_ = std::min(seek_credit_ + (seeks - seeks_seen_) * kSeekMergeRows, Count());
     seeks_seen_ = seeks;

@@ -242,8 +242,9 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
     }
     SlotRelease release{slot};
     // A current view needs no NoteReader: while it stays current no writer
-    // pushes, and the first read after a push takes a Snapshot, which notes it.
-    if (slot.view.set == nullptr || !Current(slot.view)) Renew(slot.view);
+    // pushes, and the first read after a push extends its view or takes a
+    // Snapshot, either of which notes it.
+    MakeCurrent(slot.view);
     fn(static_cast<const View&>(slot.view));
   }
 
@@ -261,7 +262,7 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
     if (slot.busy.exchange(true, std::memory_order_acquire)) return Snapshot();
     SlotRelease release{slot};
     slot.seeks.store(slot.seeks.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-    if (slot.view.set == nullptr || !Current(slot.view)) Renew(slot.view);
+    MakeCurrent(slot.view);
     View lent = std::move(slot.view);
     slot.view = View{};
     return lent;
@@ -501,16 +502,26 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   // A reader's own level: `slots` (sorted here unless `sorted`), as a run
   // that keeps every prefix and is counted nowhere (scratch of one view).
   std::shared_ptr<const SortedRun> OwnLevel(std::vector<RunSlot> slots, bool sorted = false) const;
-  // Replaces a reader slot's view that is not current: extended, or a new
-  // Snapshot (the old one let go first: its runs may be merged away).
-  void Renew(View& view) {
-    if (view.set != nullptr && Extend(view)) return;
+  // Makes a reader slot's view current: kept while it is (no lock, no
+  // write), else extended by the rows pushed since, else a new Snapshot (the
+  // old one let go first: its runs may be merged away). The write list's
+  // heads are loaded once, for both the check and the extension: each is a
+  // line that a writer on another core keeps writing.
+  void MakeCurrent(View& view) {
+    // The version first, then the heads: as in Extend.
+    if (view.set != nullptr && runs_.Version() == view.set->version) {
+      const WriteList::Heads heads = write_list_.LoadHeads();
+      if (heads == view.heads() || ExtendTo(view, heads)) return;
+    }
     // The view's set, while still the current one, goes on into the new
     // view (Snapshot checks its version again).
     std::shared_ptr<const RunSet> set = std::move(view.set);
     view = View{};
     view = Snapshot(std::move(set));
   }
+  // Extend's work, given heads loaded after the view's set was found to be
+  // the current one.
+  bool ExtendTo(View& view, const WriteList::Heads& heads);
   // Clears the views in reader slots that are no longer current (slots in
   // use are skipped: their reader is reading a view it may keep).
   // Returns whether it skipped a slot in use (whose reader may be storing
