@@ -576,7 +576,8 @@ bool RunIndex::MergePicks(const std::vector<size_t>& picks, bool idle, bool help
 
 uint64_t RunIndex::SeeksSoFar() const {
   uint64_t seeks = 0;
-  readers_.ForEach([&](const ReaderSlot& slot) { seeks += slot.seeks.load(std::memory_order_relaxed); });
+  readers_.ForEach(
+      [&](const ReaderSlot& slot) { seeks += slot.seeks.load(std::memory_order_relaxed); });
   return seeks;
 }
 
