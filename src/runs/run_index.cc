@@ -286,15 +286,7 @@ RunIndex::View RunIndex::Snapshot(std::shared_ptr<const RunSet> current) {
   return view;
 }
 
-bool RunIndex::Extend(View& view) {
-  // The version first (acquire: the set it names is the one `view` holds, so
-  // the rows up to its `covered` are in its runs), then the heads: every row
-  // pushed before this call is at or before them.
-  if (view.set == nullptr || runs_.Version() != view.set->version) return false;
-  return ExtendTo(view, write_list_.LoadHeads());
-}
-
-bool RunIndex::ExtendTo(View& view, const WriteList::Heads& heads) {
+bool RunIndex::Extend(View& view, const WriteList::Heads& heads) {
   if (heads == view.heads()) return true;
   const SortedRun* own = view.own.get();
   const size_t kept = own == nullptr ? 0 : own->size();
@@ -477,6 +469,15 @@ bool RunIndex::DropStaleViews() {
   return skipped;
 }
 
+namespace {
+// The rows of the runs of `set` at `picks`.
+uint64_t PickedRows(const RunSet& set, const std::vector<size_t>& picks) {
+  uint64_t rows = 0;
+  for (size_t i : picks) rows += set.runs[i]->size();
+  return rows;
+}
+}  // namespace
+
 bool RunIndex::CutAndMerge(bool idle, bool helping) {
   // Writers holding every core: no cut (readers sort what they need, and
   // writers help them: Help), and merges only to keep the runs readers
@@ -517,8 +518,7 @@ bool RunIndex::CutAndMerge(bool idle, bool helping) {
     seeks_seen_ = seeks;
     while (!task_.cancelled() && set->runs.size() > kSeekRuns &&
            PickMerge(*set, kSeekRuns, false, &picks, merging_)) {
-      uint64_t rows = 0;
-      for (size_t i : picks) rows += set->runs[i]->size();
+      const uint64_t rows = PickedRows(*set, picks);
       if (rows > seek_credit_) break;
       seek_credit_ -= rows;
       if (!MergePicks(picks, idle, helping, &set)) return false;
@@ -536,11 +536,8 @@ bool RunIndex::CutAndMerge(bool idle, bool helping) {
 bool RunIndex::MergePicks(const std::vector<size_t>& picks, bool idle, bool helping,
                           std::shared_ptr<const RunSet>* set) {
   std::vector<const SortedRun*> inputs;
-  uint64_t rows = 0;
-  for (size_t i : picks) {
-    inputs.push_back((*set)->runs[i].get());
-    rows += (*set)->runs[i]->size();
-  }
+  for (size_t i : picks) inputs.push_back((*set)->runs[i].get());
+  const uint64_t rows = PickedRows(**set, picks);
   // The strand makes a big merge without work_mu_: its inputs stay in the
   // set (readers search them) and out of other merges (merging_), and a
   // writer that comes to help meanwhile cuts and merges the other runs,

@@ -205,16 +205,6 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   // (a reader renewing its view): taken over instead of RunSetHolder's
   // lock and a count on the set, which every reader shares.
   View Snapshot(std::shared_ptr<const RunSet> current = nullptr);
-  // Extends `view` (one this index gave) in place by the rows pushed since,
-  // as one level of its own (at most kPrivateTailMax rows with the view's
-  // own), when no run was cut or merged since and the tail stays under
-  // seal_threshold: no lock taken, only the new rows walked and sorted, and
-  // no reference count of the set or the shared levels touched (every
-  // reader of the index holds those: counting them per read would have
-  // all readers on many cores write the same cache lines). False, `view`
-  // unchanged, if it cannot (then a Snapshot is needed, which seals a big
-  // tail). May throw std::bad_alloc (then `view` is unchanged too).
-  bool Extend(View& view);
   // Whether `view` still shows every row and the current runs.
   bool Current(const View& view) const {
     return runs_.Version() == view.set->version && write_list_.LoadHeads() == view.heads();
@@ -508,10 +498,12 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   // heads are loaded once, for both the check and the extension: each is a
   // line that a writer on another core keeps writing.
   void MakeCurrent(View& view) {
-    // The version first, then the heads: as in Extend.
+    // The version first (acquire: the set it names is the one `view` holds,
+    // so the rows up to its `covered` are in its runs), then the heads: every
+    // row pushed before this call is at or before them.
     if (view.set != nullptr && runs_.Version() == view.set->version) {
       const WriteList::Heads heads = write_list_.LoadHeads();
-      if (heads == view.heads() || ExtendTo(view, heads)) return;
+      if (heads == view.heads() || Extend(view, heads)) return;
     }
     // The view's set, while still the current one, goes on into the new
     // view (Snapshot checks its version again).
@@ -519,9 +511,17 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
     view = View{};
     view = Snapshot(std::move(set));
   }
-  // Extend's work, given heads loaded after the view's set was found to be
-  // the current one.
-  bool ExtendTo(View& view, const WriteList::Heads& heads);
+  // Extends `view` (one this index gave) in place by the rows pushed since,
+  // up to `heads` (loaded after the view's set was found to be the current
+  // one: MakeCurrent), as one level of its own (at most kPrivateTailMax rows
+  // with the view's own), when no run was cut or merged since and the tail stays under
+  // seal_threshold: no lock taken, only the new rows walked and sorted, and
+  // no reference count of the set or the shared levels touched (every
+  // reader of the index holds those: counting them per read would have
+  // all readers on many cores write the same cache lines). False, `view`
+  // unchanged, if it cannot (then a Snapshot is needed, which seals a big
+  // tail). May throw std::bad_alloc (then `view` is unchanged too).
+  bool Extend(View& view, const WriteList::Heads& heads);
   // Clears the views in reader slots that are no longer current (slots in
   // use are skipped: their reader is reading a view it may keep).
   // Returns whether it skipped a slot in use (whose reader may be storing
@@ -583,17 +583,18 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   // Merges that seeks pay for (CutAndMerge): while iterators seek beside
   // writers, the runs below the biggest are merged into one (kSeekRuns runs
   // in all) as far as kSeekMergeRows rows per seek taken since the last step
-  // pay for the rows copied. Each seek searches every run and compares its
-  // heads at each Next; fewer runs cost more merging (two runs: each row is
-  // copied about four times as often as under the ratio rule alone). On 2
-  // cores (docs/matrix.md) a seek beside one writer took about 0.5 us less
-  // with two runs, and a merge copies a row in about 35 ns: 16 rows a seek
-  // would be even in CPU time; 64 spends up to four times what the seeks
-  // save, on the writer's core, to make the readers' seeks faster (and a
-  // writer slowed by merging leaves each reader fewer rows to sort). With
-  // several readers seeking beside one writer, the credit covers every
-  // merge. The credit is capped at the rows pushed, so that seeks long past do not pay
-  // for merges now. Get-only readers (WithReadView) earn nothing.
+  // pay for the rows copied. Each seek searches every run and compares their
+  // heads at each Next; fewer runs cost more merging. Measured on 2 cores
+  // (docs/matrix.md, 1 writer + 1 reader, 1M rows), merging down to two at
+  // every cut: a seek took about 0.5 us less, the writer about 0.4 us more
+  // per row, about 1.3 us more per seek at those rates. So the credit bounds
+  // that trade: of 16, 64 and unbounded, 64 gave the single reader half the
+  // gain or more for about half the writer's slowdown or less, and with
+  // several readers seeking beside one writer every value from 16 up slowed
+  // the writer as much as no bound (the readers gain; the writer, on its own
+  // core, pays). The credit is capped at the rows pushed, so that seeks long
+  // past do not pay for merges now. Get-only readers (WithReadView) earn
+  // nothing.
   static constexpr size_t kSeekRuns = 2;
   static constexpr uint64_t kSeekMergeRows = 64;
   uint64_t seek_credit_ GUARDED_BY(work_mu_) = 0;
