@@ -5,6 +5,8 @@
 #include <random>
 #include <thread>
 
+#include "memory/block_cache.h"
+
 namespace memrep::runs {
 
 RunIndex::RunIndex(const RunIndexOptions& options, const format::KeyOrder& order,
@@ -101,7 +103,7 @@ void RunIndex::BuildTail(View& view, const std::atomic<bool>* cancel, bool reade
     MEMREP_COUNT_SHARED_WRITE(concurrency::SharedWrite::kOwnLevel);
     return;
   }
-  auto tail = std::make_shared<Tail>();
+  auto tail = memory::MakeShared<Tail>();
   if (cached != nullptr) {
     *tail = *cached;
   } else {
@@ -127,8 +129,7 @@ void RunIndex::BuildTail(View& view, const std::atomic<bool>* cancel, bool reade
     SortSlots(order_, &slots);
     constexpr auto kWithPrefixes = SortedRun::Layout::kWithPrefixes;
     auto& levels = tail->levels;
-    levels.push_back(
-        std::make_shared<const SortedRun>(&region_, slots, run_memory_, kWithPrefixes));
+    levels.push_back(memory::MakeShared<SortedRun>(&region_, slots, run_memory_, kWithPrefixes));
     // Restore the ratio between levels: the smallest two merge while the
     // smaller is more than 1/kTailRatio of the bigger.
     for (size_t n = levels.size();
@@ -188,7 +189,7 @@ std::shared_ptr<const SortedRun> RunIndex::SortMany(std::vector<RowRef> refs,
             slots.push_back(MakeSlot(order_, region_, refs[k]));
           }
           SortSlots(order_, &slots);
-          runs[i] = std::make_shared<const SortedRun>(&region_, slots, run_memory_, piece_layout);
+          runs[i] = memory::MakeShared<SortedRun>(&region_, slots, run_memory_, piece_layout);
         }
       },
       cancel);
@@ -327,8 +328,7 @@ bool RunIndex::Extend(View& view, const WriteList::Heads& heads) {
 std::shared_ptr<const SortedRun> RunIndex::OwnLevel(std::vector<RunSlot> slots, bool sorted) const {
   if (!sorted) SortSlots(order_, &slots);
   // No counter: building it writes no cache line other threads write.
-  return std::make_shared<const SortedRun>(&region_, slots, nullptr,
-                                           SortedRun::Layout::kWithPrefixes);
+  return memory::MakeShared<SortedRun>(&region_, slots, nullptr, SortedRun::Layout::kWithPrefixes);
 }
 
 RunIndex::View RunIndex::CutView(std::shared_ptr<const RunSet> set, bool reader) {

@@ -165,7 +165,11 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
     WriteList::Heads covered{};
     uint64_t covered_entries = 0;  // orders the tails of different cuts
     WriteList::Heads heads{};
-    std::vector<std::shared_ptr<const SortedRun>> levels;
+    // In the block cache, as the tail itself: readers let go of the last
+    // reference to a tail that a writer made.
+    std::vector<std::shared_ptr<const SortedRun>,
+                memory::BlockAllocator<std::shared_ptr<const SortedRun>>>
+        levels;
     size_t size() const {
       size_t n = 0;
       for (const auto& level : levels) n += level->size();

@@ -2,12 +2,14 @@
 
 #include <algorithm>
 
+#include "memory/block_cache.h"
+
 namespace memrep::runs {
 
 std::shared_ptr<const RunSet> RunSetHolder::PublishCut(const std::shared_ptr<const RunSet>& base,
                                                        std::shared_ptr<const SortedRun> run,
                                                        const WriteList::Heads& covered) {
-  auto next = std::make_shared<RunSet>();
+  auto next = memory::MakeShared<RunSet>();
   next->covered = covered;
   concurrency::MutexLock lock(&publish_mu_);
   // Only publishers replace the set, and they hold publish_mu_.
@@ -39,7 +41,7 @@ void RunSetHolder::PublishMerge(const std::vector<const SortedRun*>& inputs,
                                 std::shared_ptr<const SortedRun> merged) {
   concurrency::MutexLock lock(&publish_mu_);
   const std::shared_ptr<const RunSet> current = Current();
-  auto next = std::make_shared<RunSet>();
+  auto next = memory::MakeShared<RunSet>();
   next->runs.reserve(current->runs.size() + 1 - inputs.size());
   next->bytes = merged->bytes();
   for (const auto& run : current->runs) {

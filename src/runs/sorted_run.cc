@@ -147,7 +147,7 @@ std::shared_ptr<const SortedRun> SortedRun::Merge(const format::KeyOrder& order,
   };
   add_rest(a, i);
   add_rest(b, j);
-  return std::shared_ptr<const SortedRun>(new SortedRun(std::move(out), std::move(memory)));
+  return memory::MakeShared<SortedRun>(std::move(out), std::move(memory));
 }
 
 std::shared_ptr<const SortedRun> SortedRun::MergeAll(const format::KeyOrder& order,
@@ -197,7 +197,7 @@ std::shared_ptr<const SortedRun> SortedRun::MergeAll(const format::KeyOrder& ord
       next_check += kCancelCheck;
     }
   }
-  return std::shared_ptr<const SortedRun>(new SortedRun(std::move(out), std::move(memory)));
+  return memory::MakeShared<SortedRun>(std::move(out), std::move(memory));
 }
 
 void SortedRun::BuildTop() {

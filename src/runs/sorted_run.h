@@ -45,7 +45,7 @@
 #include <vector>
 
 #include "format/key_order.h"
-#include "memory/page_allocator.h"
+#include "memory/block_cache.h"
 #include "memory/row_region.h"
 
 namespace memrep::runs {
@@ -91,6 +91,8 @@ struct Target {
 using MemoryCounter = std::shared_ptr<std::atomic<int64_t>>;
 
 class SortedRun {
+  struct Parts;
+
  public:
   static constexpr size_t kFenceStride = 4;
   // An upper bound of a fenced run's bytes per entry (reference plus fence share).
@@ -124,6 +126,9 @@ class SortedRun {
   // which outlives the run.
   SortedRun(const RowRegion* region, const std::vector<RunSlot>& sorted, MemoryCounter memory,
             Layout layout = Layout::kAuto, Filter filter = Filter::kNone);
+  // The run of a merge's parts. Public for memory::MakeShared only: Parts is
+  // private, so only SortedRun's own members can make them.
+  SortedRun(Parts parts, MemoryCounter memory);
   ~SortedRun();
   SortedRun(const SortedRun&) = delete;
   SortedRun& operator=(const SortedRun&) = delete;
@@ -209,7 +214,7 @@ class SortedRun {
  private:
   // Big arrays are mapped from the kernel and unmapped when the run dies.
   template <typename T>
-  using Array = std::vector<T, memory::PageAllocator<T>>;
+  using Array = std::vector<T, memory::BlockAllocator<T>>;
 
   // A run's arrays while it is built, in order: every prefix, or a fence
   // every kFenceStride entries (the layout chosen for its final size).
@@ -235,7 +240,6 @@ class SortedRun {
     return (uint64_t{1} << (h >> 26)) | (uint64_t{1} << ((h >> 20) & 63)) |
            (uint64_t{1} << ((h >> 14) & 63));
   }
-  SortedRun(Parts parts, MemoryCounter memory);
   static Parts FromSlots(const RowRegion* region, const std::vector<RunSlot>& sorted, Layout layout,
                          Filter filter);
   static bool KeepsPrefixes(Layout layout, size_t n) {
