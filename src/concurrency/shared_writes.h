@@ -71,6 +71,8 @@ enum class SharedWrite : uint8_t {
   kRowsWalked,   // read, not a write: a row a reader found on the write list (a line its
                  // writer wrote: a miss when that writer's core holds it)
   kOwnLevel,     // private: a reader's own level built (an allocation, no shared line)
+  kBlockClass,   // shared: a BlockCache size class's spin lock taken (a block its thread's
+                 // cache had no room for, or a take that cache could not serve)
   kCount
 };
 
@@ -80,7 +82,7 @@ inline constexpr const char* kSharedWriteNames[] = {
     "node_lock_root", "node_lock_wait",   "node_lock_spin",   "node_write",        "version_link",
     "shard_cursor",   "entry_count",      "row_region_chunk", "run_set_mutex",     "tail_mutex",
     "level_ref",      "work_mutex",       "work_wait",        "sort_mutex",        "index_flag",
-    "charged_at",     "heads_read",       "rows_walked",      "own_level"};
+    "charged_at",     "heads_read",       "rows_walked",      "own_level",         "block_class"};
 static_assert(sizeof(kSharedWriteNames) / sizeof(kSharedWriteNames[0]) ==
               static_cast<size_t>(SharedWrite::kCount));
 

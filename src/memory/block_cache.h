@@ -30,6 +30,7 @@
 #include <utility>
 
 #include "concurrency/per_thread.h"
+#include "concurrency/shared_writes.h"
 #include "concurrency/spin_lock.h"
 #include "memory/populate.h"
 
@@ -183,6 +184,7 @@ class BlockCache {
       }
     }
     Class& c = classes_[k];
+    MEMREP_COUNT_SHARED_WRITE(concurrency::SharedWrite::kBlockClass);
     concurrency::SpinLockHolder lock(&c.mu);
     if (c.count == 0) return nullptr;
     ++c.reused;
@@ -199,6 +201,7 @@ class BlockCache {
       }
     }
     Class& c = classes_[k];
+    MEMREP_COUNT_SHARED_WRITE(concurrency::SharedWrite::kBlockClass);
     concurrency::SpinLockHolder lock(&c.mu);
     if (c.count < Keep(block)) {
       c.blocks[c.count++] = p;
