@@ -8,8 +8,8 @@
 //    it held to sleep in the kernel: readers that drop levels a writer made
 //    queue on the writer's arena while the writer allocates the next ones
 //    (memrep_bench seekwhilewriting, vector rep, 1 writer + 15 readers on 2
-//    cores: about 5,000 such sleeps a second, every one of them in freeing
-//    or allocating a run's arrays or its tail's levels);
+//    cores: about 5,500 such sleeps in a run of 8 s, in freeing or
+//    allocating a run's arrays or objects or its tail's; none since);
 //  - once a mapped block is freed, glibc raises its mmap threshold (up to
 //    32 MiB) and serves later blocks of that size from its heap, where freed
 //    memory mostly stays resident without bound.
