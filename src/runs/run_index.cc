@@ -128,15 +128,21 @@ void RunIndex::BuildTail(View& view, const std::atomic<bool>* cancel, bool reade
     for (RowRef r : delta) slots.push_back(MakeSlot(order_, region_, r));
     SortSlots(order_, &slots);
     constexpr auto kWithPrefixes = SortedRun::Layout::kWithPrefixes;
+    // While readers are present, the levels carry the point filter of the
+    // published runs (where the rep asked for one), so that a Get skips the
+    // levels that cannot hold its key as it skips runs; with no reader they
+    // are built as before.
+    const SortedRun::Filter filter = FilterFor(/*idle=*/false);
     auto& levels = tail->levels;
-    levels.push_back(memory::MakeShared<SortedRun>(&region_, slots, run_memory_, kWithPrefixes));
+    levels.push_back(
+        memory::MakeShared<SortedRun>(&region_, slots, run_memory_, kWithPrefixes, filter));
     // Restore the ratio between levels: the smallest two merge while the
     // smaller is more than 1/kTailRatio of the bigger.
     for (size_t n = levels.size();
          n >= 2 && levels[n - 1]->size() * Tail::kTailRatio > levels[n - 2]->size();
          n = levels.size()) {
-      levels[n - 2] =
-          SortedRun::Merge(order_, *levels[n - 2], *levels[n - 1], run_memory_, kWithPrefixes);
+      levels[n - 2] = SortedRun::Merge(order_, *levels[n - 2], *levels[n - 1], run_memory_,
+                                       kWithPrefixes, /*cancel=*/nullptr, filter);
       levels.pop_back();
     }
   }

@@ -168,15 +168,19 @@ void VectorRep::GetRows(std::string_view internal_key, void* arg, RowCallback ca
   try {
     runs_->WithReadView([&](const runs::RunIndex::View& view) {
       runs::MergingCursor cursor(order_);
-      // Only the runs whose filter admits the key's prefix: the others hold
-      // no row of the user key (contract: rows of other user keys may be
-      // left out). Their filter words are asked for at once.
+      // Only the runs and the tail's levels whose filter admits the key's
+      // prefix (those without one admit every key): the others hold no row
+      // of the user key (contract: rows of other user keys may be left out).
+      // Their filter words are asked for at once.
       const uint32_t hash = runs::SortedRun::FilterHash(runs::Target(order_, internal_key).prefix);
       for (const auto& run : view.set->runs) run->PrefetchFilter(hash);
+      view.ForEachLevel([&](const runs::SortedRun* level) { level->PrefetchFilter(hash); });
       for (const auto& run : view.set->runs) {
         if (run->MayContain(hash)) cursor.AddSource(run.get());
       }
-      view.ForEachLevel([&](const runs::SortedRun* level) { cursor.AddSource(level); });
+      view.ForEachLevel([&](const runs::SortedRun* level) {
+        if (level->MayContain(hash)) cursor.AddSource(level);
+      });
       for (cursor.Seek(internal_key); cursor.Valid(); cursor.Next()) {
         if (!callback(arg, cursor.row())) return;
       }
