@@ -8,7 +8,7 @@
 //    it held to sleep in the kernel: readers that drop levels a writer made
 //    queue on the writer's arena while the writer allocates the next ones
 //    (memrep_bench seekwhilewriting, vector rep, 1 writer + 15 readers on 2
-//    cores: about 5,500 such sleeps in a run of 8 s, in freeing or
+//    cores: about 5,500 such sleeps in one run, in freeing or
 //    allocating a run's arrays or objects or its tail's; none since);
 //  - once a mapped block is freed, glibc raises its mmap threshold (up to
 //    32 MiB) and serves later blocks of that size from its heap, where freed
@@ -68,13 +68,13 @@ inline constexpr size_t kMappedMinBytes = size_t{64} << 10;
 // (about 13 MiB in all), a thread's cache at most 64 KiB; beyond that a freed
 // block is freed (small) or unmapped (mapped), and blocks bigger than
 // kMaxCachedBlock are always unmapped at once. A block mapped afresh has the
-// pages its array spans populated in one call (PopulateWrite: the array is
-// written in full). Under AddressSanitizer a cached block is poisoned, so a
+// whole pages its array spans populated in one call (PrefaultWholePages:
+// the array is written in full). Under AddressSanitizer a cached block is poisoned, so a
 // use after free still reports.
 //
 // Thread safety: Take and Give from any thread. A thread's own cache is
 // taken under its own spin lock too (threads that share a ThreadSlot share
-// it: correct, slower); locks are taken in the order own cache, then class.
+// it: correct, slower); no thread holds two of these locks at once.
 class BlockCache {
  public:
   static constexpr size_t kMinBlock = 64;
@@ -116,10 +116,7 @@ class BlockCache {
     if (block < kMappedMinBytes) return ::operator new(block, std::nothrow);
     void* p = ::mmap(nullptr, block, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) return nullptr;
-    // Advice only: where it fails, the pages fault in as they are written.
-    static const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
-    char* begin = static_cast<char*>(p);
-    (void)PopulateWrite(begin, begin + ((bytes + page - 1) & ~(page - 1)));
+    PrefaultWholePages(static_cast<char*>(p), bytes);  // advice: the array is written in full
     return p;
   }
 
