@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -144,6 +145,81 @@ TEST(BlockCache, BlocksAThreadFreesBeyondItsOwnCacheServeOtherThreads) {
   reader.join();
   EXPECT_GE(from_reader, 1u);
   EXPECT_EQ(mine.back()[kEntries - 1], 2);
+}
+
+TEST(BlockCache, ThreadsTakingAndFreeingEachOthersBlocksNeverShareOne) {
+  // Writers make levels and merges of every size while readers let go of
+  // them on other threads: blocks go from one thread's hands to another's
+  // cache, to the shared classes and back, many times over. Each array is
+  // filled with its owner's mark and checked whole before it is handed on
+  // and again before it is freed: a block handed out twice at once (a race
+  // in a cache's list) would show another array's mark.
+  constexpr int kThreads = 8;
+  constexpr int kRounds = 1500;
+  struct Handoff {
+    std::mutex mu;
+    std::vector<Array<uint32_t>> arrays;
+  };
+  std::vector<Handoff> handoffs(kThreads);
+  std::atomic<uint64_t> checked{0};
+  std::atomic<int> bad{0};
+  auto check = [&](const Array<uint32_t>& a) {
+    if (a.empty()) return;
+    const uint32_t mark = a[0];
+    for (const uint32_t v : a) {
+      if (v != mark) {
+        bad.fetch_add(1);
+        return;
+      }
+    }
+    checked.fetch_add(1, std::memory_order_relaxed);
+  };
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      uint64_t x = 0x9E3779B97F4A7C15ull * (t + 1);
+      std::vector<Array<uint32_t>> held;
+      for (int round = 0; round < kRounds; ++round) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        // 64 B to 256 KiB: the per-thread classes, the shared ones and the
+        // mapped ones; big ones rarely, as merges are.
+        const int shift = static_cast<int>(x % 64 == 0 ? 10 + x / 64 % 7 : x / 64 % 11);
+        const size_t entries = (size_t{16} << shift) - x % 7;
+        const uint32_t mark = static_cast<uint32_t>(t) << 24 | static_cast<uint32_t>(round);
+        held.emplace_back(entries, mark);
+        if (held.size() > 6 || x % 3 == 0) {
+          // Hand the oldest to another thread, which frees it.
+          Array<uint32_t> a = std::move(held.front());
+          held.erase(held.begin());
+          check(a);
+          Handoff& to = handoffs[(t + 1 + x % (kThreads - 1)) % kThreads];
+          std::lock_guard<std::mutex> lock(to.mu);
+          to.arrays.push_back(std::move(a));
+        }
+        std::vector<Array<uint32_t>> mine;
+        {
+          std::lock_guard<std::mutex> lock(handoffs[t].mu);
+          mine.swap(handoffs[t].arrays);
+        }
+        for (const auto& a : mine) check(a);
+      }
+      for (const auto& a : held) check(a);
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  for (auto& handoff : handoffs) {
+    for (const auto& a : handoff.arrays) check(a);
+  }
+  EXPECT_EQ(bad.load(), 0);
+  EXPECT_GE(checked.load(), static_cast<uint64_t>(kThreads) * kRounds / 2);
+  handoffs.clear();
+  size_t bound = 0;
+  for (size_t block = BlockCache::kMinBlock; block <= BlockCache::kMaxCachedBlock; block *= 2) {
+    bound += BlockCache::Keep(block) * block;
+    if (block <= BlockCache::kLocalMaxBlock)
+      bound += BlockCache::kThreads * BlockCache::kLocalKeep * block;
+  }
+  EXPECT_LE(BlockCache::Shared().CachedBytes(), bound);
 }
 
 }  // namespace

@@ -199,6 +199,13 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
       }
       if (own != nullptr) fn(own.get());
     }
+    // fn(const SortedRun*) for every source of rows: the set's runs, then
+    // ForEachLevel's.
+    template <typename Fn>
+    void ForEachSource(Fn&& fn) const {
+      for (const auto& run : set->runs) fn(run.get());
+      ForEachLevel(fn);
+    }
   };
 
   // A view of every row pushed so far. The tail is built from the last

@@ -25,8 +25,7 @@ bool RunIterator::Refresh() {
   try {
     GiveBack();  // for ReaderView to extend, or let go before sorting
     view_ = index_->ReaderView();
-    for (const auto& run : view_.set->runs) cursor_.AddSource(run.get());
-    view_.ForEachLevel([&](const SortedRun* level) { cursor_.AddSource(level); });
+    view_.ForEachSource([&](const SortedRun* source) { cursor_.AddSource(source); });
   } catch (const std::bad_alloc&) {
     view_ = RunIndex::View{};
     cursor_.Clear();

@@ -173,13 +173,9 @@ void VectorRep::GetRows(std::string_view internal_key, void* arg, RowCallback ca
       // of the user key (contract: rows of other user keys may be left out).
       // Their filter words are asked for at once.
       const uint32_t hash = runs::SortedRun::FilterHash(runs::Target(order_, internal_key).prefix);
-      for (const auto& run : view.set->runs) run->PrefetchFilter(hash);
-      view.ForEachLevel([&](const runs::SortedRun* level) { level->PrefetchFilter(hash); });
-      for (const auto& run : view.set->runs) {
-        if (run->MayContain(hash)) cursor.AddSource(run.get());
-      }
-      view.ForEachLevel([&](const runs::SortedRun* level) {
-        if (level->MayContain(hash)) cursor.AddSource(level);
+      view.ForEachSource([&](const runs::SortedRun* source) { source->PrefetchFilter(hash); });
+      view.ForEachSource([&](const runs::SortedRun* source) {
+        if (source->MayContain(hash)) cursor.AddSource(source);
       });
       for (cursor.Seek(internal_key); cursor.Valid(); cursor.Next()) {
         if (!callback(arg, cursor.row())) return;
