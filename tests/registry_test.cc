@@ -37,11 +37,12 @@ TEST(Registry, ListsMemrepsRepsFirstWithNamesTraitsAndOptions) {
   std::vector<std::string> names;
   for (const OptionInfo& o : sorted_hash.options) names.push_back(o.name);
   EXPECT_EQ(names, (std::vector<std::string>{"bucket_count", "write_buffer_size", "seal_threshold",
-                                             "background_cut", "max_runs"}));
+                                             "background_cut", "max_runs", "seek_merges"}));
   EXPECT_EQ(sorted_hash.options[0].default_value, "auto");
   EXPECT_EQ(sorted_hash.options[0].range, "1..1073741824 or auto");
   EXPECT_EQ(sorted_hash.options[4].default_value, "8");
   EXPECT_EQ(sorted_hash.options[4].range, "2..64");
+  EXPECT_EQ(sorted_hash.options[5].default_value, "true");
 
   RepInfo info;
   ASSERT_TRUE(DescribeRep("speedb.HashSpdRepFactory", &info).ok());
@@ -81,20 +82,20 @@ TEST(Registry, ANameOrAliasTakenTwiceIsRefused) {
 TEST(RepSpec, EveryFormNamesTheRepAndItsOptions) {
   const std::string defaults =
       "id=memrep.SortedHash;bucket_count=auto;write_buffer_size=auto;seal_threshold=8192;"
-      "background_cut=4096;max_runs=8";
+      "background_cut=4096;max_runs=8;seek_merges=true";
   EXPECT_EQ(Parsed("memrep.SortedHash"), defaults);
   EXPECT_EQ(Parsed("  sorted_hash "), defaults);
   EXPECT_EQ(Parsed("speedb.HashSpdRepFactory"), defaults);
   EXPECT_EQ(Parsed("memrep.SortedHash:4096"),
             "id=memrep.SortedHash;bucket_count=4096;write_buffer_size=auto;seal_threshold=8192;"
-            "background_cut=4096;max_runs=8");
+            "background_cut=4096;max_runs=8;seek_merges=true");
   EXPECT_EQ(Parsed("id=sorted_hash; max_runs=4;write_buffer_size=64M; "),
             "id=memrep.SortedHash;bucket_count=auto;write_buffer_size=67108864;"
-            "seal_threshold=8192;background_cut=4096;max_runs=4");
+            "seal_threshold=8192;background_cut=4096;max_runs=4;seek_merges=true");
   // RocksDB's own reading of an id: "<name>:<value>" there too.
   EXPECT_EQ(Parsed("id=sorted_hash:4096; max_runs=4\n"),
             "id=memrep.SortedHash;bucket_count=4096;write_buffer_size=auto;seal_threshold=8192;"
-            "background_cut=4096;max_runs=4");
+            "background_cut=4096;max_runs=4;seek_merges=true");
   // What ToString writes, Parse reads back.
   EXPECT_EQ(Parsed(Parsed("id=memrep.SortedHash;max_runs=5;bucket_count=77")),
             Parsed("id=memrep.SortedHash;max_runs=5;bucket_count=77"));
@@ -126,6 +127,8 @@ TEST(RepSpec, BadStringsFailWithAClearMessageAndChangeNothing) {
       {"id=memrep.SortedHash; buckets=4",
        "unknown memrep.SortedHash option 'buckets'; known: bucket_count"},
       {"id=memrep.SortedHash; max_runs", "is not name=value"},
+      {"id=memrep.SortedHash; seek_merges=maybe",
+       "seek_merges='maybe' is not a boolean: use true, false, 1 or 0"},
   };
   for (const Case& c : cases) {
     RepSpec spec;
@@ -151,6 +154,9 @@ TEST(SortedHashOptions, ValidateAndSpecComeFromTheTable) {
   EXPECT_EQ(Parsed(o.Spec()), o.Spec()) << "Spec names the rep and every option";
   EXPECT_NE(o.Spec().find("bucket_count=4096"), std::string::npos);
   EXPECT_NE(o.Spec().find("max_runs=5"), std::string::npos);
+  o.seek_merges = false;
+  EXPECT_NE(o.Spec().find("seek_merges=false"), std::string::npos);
+  EXPECT_EQ(Parsed(o.Spec()), o.Spec());
 }
 
 TEST(SortedHashOptions, BucketsAreSizedFromTheWriteBuffer) {

@@ -701,7 +701,7 @@ TEST(RunIndex, WritersCutTheirRowsWhileReadersArePresent) {
 // whose readers only take point-read views, the runs follow the ratio rule
 // (three or more at times); beside an iterator that seeks after every row,
 // each of the writer's cuts leaves two runs at most once its credit covers
-// them. Every view stays whole.
+// them, unless seek_merges is off. Every view stays whole.
 TEST(RunIndex, SeeksPayForMergingTheRunsBelowTheBiggest) {
   HelpFixture f;
   BlockedPool blocked(f.pool);
@@ -735,6 +735,11 @@ TEST(RunIndex, SeeksPayForMergingTheRunsBelowTheBiggest) {
   run(/*seeks=*/true, &most, &seek_merges);
   EXPECT_GT(seek_merges, 0u);
   EXPECT_LE(most, 2u);
+  // Turned off: seeks pay for nothing, and the ratio rule alone keeps the runs.
+  options.seek_merges = false;
+  run(/*seeks=*/true, &most, &seek_merges);
+  EXPECT_EQ(seek_merges, 0u) << "seek_merges=false";
+  EXPECT_GE(most, 3u);
   blocked.Release();
   f.pool.Drain();
 }

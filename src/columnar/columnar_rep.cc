@@ -50,6 +50,7 @@ runs::RunIndexOptions RunOptionsOf(const ColumnarOptions& options) {
   // is what a block of that many entries was.
   if (options.block_size != 0) run_options.background_cut = options.block_size;
   run_options.max_runs = options.max_sorted_blocks;
+  run_options.seek_merges = options.seek_merges;
   return run_options;
 }
 

@@ -29,7 +29,10 @@ const registry::OptionTable& OptionTableOf() {
                  "expected to reach, else 64 MiB",
                  /*allows_auto=*/true)
           .Count("max_sorted_blocks", &O::max_sorted_blocks, 1, O::kMaxSortedBlocks,
-                 "sorted runs kept at most while writes continue; more are merged");
+                 "sorted runs kept at most while writes continue; more are merged")
+          .Bool("seek_merges", &O::seek_merges,
+                "merge the runs below the biggest while iterators seek beside writers, as far as "
+                "the seeks pay for the copy; false: only max_sorted_blocks bounds them");
   return table;
 }
 
@@ -63,8 +66,9 @@ const registry::Registration& RepRegistration() {
               // and merges every few inserts; one region that every writer shares.
               "block_size=16;max_sorted_blocks=2;shards=1",
               // Many regions and few buckets: keys spill into overflow buckets
-              // (tests/columnar_test.cc runs a single bucket with thousands of keys).
-              "block_size=64;shards=64;bucket_count=64",
+              // (tests/columnar_test.cc runs a single bucket with thousands of keys);
+              // seeks pay for no merge.
+              "block_size=64;shards=64;bucket_count=64;seek_merges=false",
           },
   });
   return registration;

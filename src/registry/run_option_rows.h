@@ -9,8 +9,9 @@
 
 namespace memrep::registry {
 
-// Adds write_buffer_size, seal_threshold, background_cut and max_runs to
-// `builder`, in that order; `background_cut_doc` ends background_cut's line.
+// Adds write_buffer_size, seal_threshold, background_cut, max_runs and
+// seek_merges to `builder`, in that order; `background_cut_doc` ends
+// background_cut's line.
 template <typename Options>
 OptionTable::Builder<Options>&& WithRunIndexOptions(OptionTable::Builder<Options>&& builder,
                                                     std::string_view background_cut_doc) {
@@ -25,7 +26,10 @@ OptionTable::Builder<Options>&& WithRunIndexOptions(OptionTable::Builder<Options
              "unsorted entries a reader publishes as a new sorted run")
       .Count("background_cut", &O::background_cut, 1, O::kMaxThreshold, background_cut_doc)
       .Count("max_runs", &O::max_runs, 2, O::kMaxRuns,
-             "sorted runs kept at most while writes continue; more are merged");
+             "sorted runs kept at most while writes continue; more are merged")
+      .Bool("seek_merges", &O::seek_merges,
+            "merge the runs below the biggest while iterators seek beside writers, as far as "
+            "the seeks pay for the copy; false: only max_runs bounds them");
 }
 
 }  // namespace memrep::registry

@@ -517,8 +517,9 @@ bool RunIndex::CutAndMerge(bool idle, bool helping) {
   // Merges the seeks pay for: while iterators seek beside writers, each seek
   // searches every run, so runs below the biggest are merged into one as far
   // as the searches saved since the last step pay for the rows copied.
-  // (No reader: no slot to sum, nothing to pay for.)
-  if (!yielding && !idle && ReadersPresent()) {
+  // (No reader: no slot to sum, nothing to pay for. Off by the options:
+  // none.)
+  if (options_.seek_merges && !yielding && !idle && ReadersPresent()) {
     const uint64_t seeks = SeeksSoFar();
     seek_credit_ = std::min(seek_credit_ + (seeks - seeks_seen_) * kSeekMergeRows, Count());
     seeks_seen_ = seeks;

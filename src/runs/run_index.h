@@ -116,6 +116,10 @@ struct RunIndexOptions {
   // MultiGet: a run that cannot hold the key is skipped). Ignored under a
   // custom comparator, whose equal keys need not be equal bytes.
   bool point_filters = false;
+  // While iterators seek beside writers, merge the runs below the biggest
+  // as far as the seeks pay for it (kSeekRuns, kSeekMergeRows). false:
+  // max_runs alone bounds the runs.
+  bool seek_merges = true;
 };
 
 class RunIndex : public std::enable_shared_from_this<RunIndex> {

@@ -1,6 +1,6 @@
 // What the options structs of reps built on a RunIndex have in common
 // (SortedHashOptions, VectorOptions: write_buffer_size, seal_threshold,
-// background_cut, max_runs and their limits), read the same way by each.
+// background_cut, max_runs, seek_merges and their limits), read the same way by each.
 #pragma once
 
 #include <algorithm>
@@ -30,6 +30,7 @@ RunIndexOptions RunIndexOptionsOf(const Options& options) {
   run_options.seal_threshold = options.seal_threshold;
   run_options.background_cut = options.background_cut;
   run_options.max_runs = options.max_runs;
+  run_options.seek_merges = options.seek_merges;
   return run_options;
 }
 

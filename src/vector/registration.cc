@@ -52,8 +52,9 @@ const registry::Registration& RepRegistration() {
               // few inserts, readers that seal what they sorted.
               "seal_threshold=3;background_cut=5;max_runs=3;reserve=64",
               // No background cut: readers extend a shared, incrementally
-              // sorted tail and publish it as a run at seal_threshold.
-              "seal_threshold=300;background_cut=16777216;max_runs=4",
+              // sorted tail and publish it as a run at seal_threshold; seeks
+              // pay for no merge.
+              "seal_threshold=300;background_cut=16777216;max_runs=4;seek_merges=false",
           },
   });
   return registration;
