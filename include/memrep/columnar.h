@@ -51,11 +51,11 @@ struct MEMREP_EXPORT ColumnarOptions {
   // seek searches at most this many plus the entries not yet sorted.
   uint32_t max_sorted_blocks = 8;
 
-  // While iterators seek beside writers, merge the runs below the biggest
-  // into one as far as the seeks pay for the rows copied (a seek then
-  // searches two runs instead of up to max_sorted_blocks). false: only max_sorted_blocks bounds the
-  // runs; the writers that help sort copy fewer rows, and each seek searches
-  // more of them.
+  // While iterators seek beside writers, merge the runs below the biggest into
+  // one as far as the seeks pay for the rows copied (a seek then searches two
+  // runs instead of up to max_sorted_blocks). false: only max_sorted_blocks
+  // bounds the runs; the writers that help sort copy fewer rows, and each seek
+  // searches more of them.
   bool seek_merges = true;
 
   // Limits on the values above.

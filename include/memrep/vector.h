@@ -50,11 +50,11 @@ struct MEMREP_EXPORT VectorOptions {
   // Sorted runs kept at most while writes continue; more are merged.
   uint32_t max_runs = 8;
 
-  // While iterators seek beside writers, merge the runs below the biggest
-  // into one as far as the seeks pay for the rows copied (a seek then
-  // searches two runs instead of up to max_runs). false: only max_runs bounds the
-  // runs; the writers that help sort copy fewer rows, and each seek searches
-  // more of them.
+  // While iterators seek beside writers, merge the runs below the biggest into
+  // one as far as the seeks pay for the rows copied (a seek then searches two
+  // runs instead of up to max_runs). false: only max_runs bounds the runs; the
+  // writers that help sort copy fewer rows, and each seek searches more of
+  // them.
   bool seek_merges = true;
 
   // Limits on the values above.
