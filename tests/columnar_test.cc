@@ -272,6 +272,9 @@ TEST(Columnar, SizesFollowTheWriteBufferAndTheOptions) {
   o.max_sorted_blocks = 5;
   EXPECT_EQ(RunOptionsOf(o).background_cut, 1000u);
   EXPECT_EQ(RunOptionsOf(o).max_runs, 5u);
+  EXPECT_TRUE(RunOptionsOf(o).seek_merges);
+  o.seek_merges = false;
+  EXPECT_FALSE(RunOptionsOf(o).seek_merges);
   // A rep takes the count it is given.
   memory::Arena arena;
   o.bucket_count = 777;

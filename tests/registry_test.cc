@@ -10,7 +10,9 @@
 
 #include "memrep/memtable.h"
 #include "memrep/sorted_hash.h"
+#include "memrep/vector.h"
 #include "registry/registry.h"
+#include "runs/run_options.h"
 #include "sorted_hash/sorted_hash_rep.h"
 
 namespace memrep {
@@ -157,6 +159,24 @@ TEST(SortedHashOptions, ValidateAndSpecComeFromTheTable) {
   o.seek_merges = false;
   EXPECT_NE(o.Spec().find("seek_merges=false"), std::string::npos);
   EXPECT_EQ(Parsed(o.Spec()), o.Spec());
+}
+
+// The options the reps on runs share reach their run index as set.
+TEST(RunIndexOptionsOf, CarriesTheSharedOptionsOfTheSortedHashAndTheVector) {
+  SortedHashOptions h;
+  VectorOptions v;
+  EXPECT_TRUE(runs::RunIndexOptionsOf(h).seek_merges);
+  EXPECT_TRUE(runs::RunIndexOptionsOf(v).seek_merges);
+  h.seek_merges = v.seek_merges = false;
+  h.max_runs = v.max_runs = 3;
+  h.seal_threshold = v.seal_threshold = 99;
+  h.background_cut = v.background_cut = 77;
+  for (const runs::RunIndexOptions& o : {runs::RunIndexOptionsOf(h), runs::RunIndexOptionsOf(v)}) {
+    EXPECT_FALSE(o.seek_merges);
+    EXPECT_EQ(o.max_runs, 3u);
+    EXPECT_EQ(o.seal_threshold, 99u);
+    EXPECT_EQ(o.background_cut, 77u);
+  }
 }
 
 TEST(SortedHashOptions, BucketsAreSizedFromTheWriteBuffer) {
