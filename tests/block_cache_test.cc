@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdint>
 #include <mutex>
+#include <random>
 #include <thread>
 #include <vector>
 
@@ -17,6 +18,19 @@ namespace {
 
 template <typename T>
 using Array = std::vector<T, BlockAllocator<T>>;
+
+// The most the cache holds: each shared class's Keep, and each thread's
+// cache of the small classes.
+size_t CacheBound() {
+  size_t bound = 0;
+  for (size_t block = BlockCache::kMinBlock; block <= BlockCache::kMaxCachedBlock; block *= 2) {
+    bound += BlockCache::Keep(block) * block;
+    if (block <= BlockCache::kLocalMaxBlock) {
+      bound += BlockCache::kThreads * BlockCache::kLocalKeep * block;
+    }
+  }
+  return bound;
+}
 
 TEST(BlockCache, AFreedBigArrayLeavesTheProcessAtOnce) {
   // Make malloc keep big freed blocks, as glibc does on its own once its
@@ -94,15 +108,15 @@ TEST(BlockCache, TheCacheOfFreedBlocksIsBounded) {
     EXPECT_LE(testing::ResidentBytes(), resident + 2 * kBlock);
   }
   // The whole cache stays within about 13 MiB shared and 64 KiB a thread.
-  size_t bound = 0, local = 0;
+  size_t shared = 0, local = 0;
   for (size_t block = BlockCache::kMinBlock; block <= BlockCache::kMaxCachedBlock; block *= 2) {
-    bound += BlockCache::Keep(block) * block;
+    shared += BlockCache::Keep(block) * block;
     if (block <= BlockCache::kLocalMaxBlock) local += BlockCache::kLocalKeep * block;
   }
-  EXPECT_LE(bound, size_t{14} << 20);
+  EXPECT_LE(shared, size_t{14} << 20);
   EXPECT_LE(local, size_t{64} << 10);
-  bound += BlockCache::kThreads * local;
-  EXPECT_LE(cache.CachedBytes(), bound);
+  EXPECT_EQ(CacheBound(), shared + BlockCache::kThreads * local);
+  EXPECT_LE(cache.CachedBytes(), CacheBound());
   // Sizes between classes round up, and the array reads and writes every
   // entry it asked for.
   Array<uint8_t> odd(kMappedMinBytes * 3 + 5, 4);
@@ -177,10 +191,10 @@ TEST(BlockCache, ThreadsTakingAndFreeingEachOthersBlocksNeverShareOne) {
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
-      uint64_t x = 0x9E3779B97F4A7C15ull * (t + 1);
+      std::mt19937_64 rng(t + 1);
       std::vector<Array<uint32_t>> held;
       for (int round = 0; round < kRounds; ++round) {
-        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        const uint64_t x = rng();
         // 64 B to 256 KiB: the per-thread classes, the shared ones and the
         // mapped ones; big ones rarely, as merges are.
         const int shift = static_cast<int>(x % 64 == 0 ? 10 + x / 64 % 7 : x / 64 % 11);
@@ -213,13 +227,7 @@ TEST(BlockCache, ThreadsTakingAndFreeingEachOthersBlocksNeverShareOne) {
   EXPECT_EQ(bad.load(), 0);
   EXPECT_GE(checked.load(), static_cast<uint64_t>(kThreads) * kRounds / 2);
   handoffs.clear();
-  size_t bound = 0;
-  for (size_t block = BlockCache::kMinBlock; block <= BlockCache::kMaxCachedBlock; block *= 2) {
-    bound += BlockCache::Keep(block) * block;
-    if (block <= BlockCache::kLocalMaxBlock)
-      bound += BlockCache::kThreads * BlockCache::kLocalKeep * block;
-  }
-  EXPECT_LE(BlockCache::Shared().CachedBytes(), bound);
+  EXPECT_LE(BlockCache::Shared().CachedBytes(), CacheBound());
 }
 
 }  // namespace
