@@ -697,6 +697,34 @@ TEST(RunIndex, WritersCutTheirRowsWhileReadersArePresent) {
   f.pool.Drain();
 }
 
+// The one run a frozen index's merge makes keeps the point filter where the
+// index has one (a Get for a key it does not hold then reads one filter word
+// instead of searching it), and fits in what the rows were charged while
+// they were in no run: the charge, recorded before Freeze, does not change.
+TEST(RunIndex, AFrozenIndexsRunKeepsItsPointFilterWithinTheCharge) {
+  for (const bool filters : {false, true}) {
+    SCOPED_TRACE(filters ? "point filters" : "no point filter");
+    HelpFixture f;
+    BlockedPool blocked(f.pool);  // no cut before Freeze: every row in no run
+    RunIndexOptions options;
+    options.point_filters = filters;
+    auto index = std::make_shared<RunIndex>(options, f.order, f.region, f.pool);
+    uint64_t seq = 0;
+    f.PushRows(*index, &seq, 20000);
+    ASSERT_EQ(index->Unsorted(), 20000u);
+    const uint64_t charged = index->ChargedBytes();
+    ASSERT_TRUE(HelpFixture::FreezeToOneRun(*index, blocked));
+    const RunIndex::View view = index->Snapshot();
+    ASSERT_EQ(view.set->runs.size(), 1u);
+    EXPECT_EQ(view.set->runs[0]->filtered(), filters);
+    EXPECT_FALSE(view.set->runs[0]->InLayout(SortedRun::Layout::kWithPrefixes));
+    EXPECT_LE(index->RunBytes(), charged);
+    EXPECT_EQ(index->ChargedBytes(), charged);
+    index->Close();
+    f.pool.Drain();
+  }
+}
+
 // Seeks pay for merging the runs below the biggest into one: beside a writer
 // whose readers only take point-read views, the runs follow the ratio rule
 // (three or more at times); beside an iterator that seeks after every row,

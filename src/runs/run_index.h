@@ -315,7 +315,7 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
 
   // MemoryUsage's share for the runs, charged as they are built: the most
   // that the published runs and the shared tail have held, plus what the
-  // rows in no run will take once cut (kUnsortedCharge each), as last
+  // rows in no run will take once cut (UnsortedCharge each), as last
   // computed by a call that found rows added since the one before. So the
   // figure grows with inserts only and is constant once they stop: RocksDB
   // records a memtable's usage when it turns immutable and requires that it
@@ -558,25 +558,30 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   mutable std::atomic<uint64_t> charged_{0};
   mutable std::atomic<uint64_t> charged_at_count_{0};
   // A row in no run, as the fenced run an idle cut makes of it (reference,
-  // fence share, top index share and rounding). Not the 12 bytes of a run
-  // that keeps its prefixes: rows wait unsorted by the hundred thousand
-  // while the strand is behind fast writers, and the charge's high-water
-  // mark would keep that peak.
-  // (A cut of an idle or frozen index, which is what a row in no run is
-  // charged as, builds no filter: FilterFor.)
-  static constexpr uint64_t kUnsortedCharge = SortedRun::kMaxBytesPerEntry + 1;
+  // fence share, top index share and rounding, and the point filter's byte
+  // where the index keeps one: FilterFor). Not the 12 bytes of a run that
+  // keeps its prefixes: rows wait unsorted by the hundred thousand while the
+  // strand is behind fast writers, and the charge's high-water mark would
+  // keep that peak.
+  static constexpr uint64_t UnsortedCharge(SortedRun::Filter filter) {
+    return SortedRun::kMaxBytesPerEntry + 1 +
+           (filter == SortedRun::Filter::kPoint ? SortedRun::kFilterBitsPerEntry / 8 : 0);
+  }
   // Stores set_bytes_ and set_entries_ from the current run set, and lets a
   // cached tail of rows a run now holds go.
   void NoteSet();
   // The filter of published runs (RunIndexOptions::point_filters).
   alignas(concurrency::kCacheLine) const SortedRun::Filter filter_;
-  // The filter of a run a background step (a cut, a merge) makes: only
-  // while the index has readers, so that with no reader the write path
-  // builds and charges nothing more; and none once the index is idle or
-  // frozen, when those steps make one run, which a Get searches anyway.
-  // (Readers' own seals use filter_.)
+  const uint64_t unsorted_charge_;  // UnsortedCharge(filter_)
+  // The filter of a run a background step (a cut, a merge) makes: while
+  // writes continue, only while the index has readers, so that with no
+  // reader the write path builds and charges nothing more; and always once
+  // the index is idle or frozen, when those steps make one run: a Get for a
+  // key it does not hold (most of a memtable's Gets in an LSM store) then
+  // costs one filter word instead of a search. (Readers' own seals use
+  // filter_.)
   SortedRun::Filter FilterFor(bool idle) const {
-    return idle || !ReadersPresent() ? SortedRun::Filter::kNone : filter_;
+    return idle || ReadersPresent() ? filter_ : SortedRun::Filter::kNone;
   }
   // The layout of runs a background step builds: fenced once the index is
   // idle or frozen (what ChargedBytes counts rows in no run as).

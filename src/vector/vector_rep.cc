@@ -172,8 +172,30 @@ void VectorRep::GetRows(std::string_view internal_key, void* arg, RowCallback ca
       // prefix (those without one admit every key): the others hold no row
       // of the user key (contract: rows of other user keys may be left out).
       // Their filter words are asked for at once.
-      const uint32_t hash = runs::SortedRun::FilterHash(runs::Target(order_, internal_key).prefix);
-      view.ForEachSource([&](const runs::SortedRun* source) { source->PrefetchFilter(hash); });
+      const runs::Target target(order_, internal_key);
+      const uint32_t hash = runs::SortedRun::FilterHash(target.prefix);
+      const runs::SortedRun* only = nullptr;
+      size_t sources = 0;
+      view.ForEachSource([&](const runs::SortedRun* source) {
+        source->PrefetchFilter(hash);
+        only = source;
+        ++sources;
+      });
+      if (sources == 1) {
+        // One source (an idle or frozen memtable's run): no cursor, and the
+        // search's first lines are asked for beside the filter word, so
+        // that a key the run holds waits for no miss more than without a
+        // filter, and one it does not hold for the filter word only.
+        runs::SortedRun::Range range = only->Locate(target);
+        if (!only->MayContain(hash)) return;
+        range = only->Narrow(target, range);
+        only->PrefetchEntries(range);
+        for (size_t i = only->Bound(order_, target, range, /*upper=*/false); i < only->size();
+             ++i) {
+          if (!callback(arg, only->row(i))) return;
+        }
+        return;
+      }
       view.ForEachSource([&](const runs::SortedRun* source) {
         if (source->MayContain(hash)) cursor.AddSource(source);
       });
