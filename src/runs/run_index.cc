@@ -22,6 +22,14 @@ RunIndex::RunIndex(const RunIndexOptions& options, const format::KeyOrder& order
       pool_(pool),
       task_(pool, kRecheckPeriod) {}
 
+RunIndex::~RunIndex() {
+  readers_.ForEach([](ReaderSlot& slot) { (void)slot.busy.load(std::memory_order_acquire); });
+  (void)runs_.Current();  // its spin lock
+  { concurrency::SpinLockHolder lock(&tail_mu_); }
+  { concurrency::MutexLock lock(&work_mu_); }
+  { concurrency::MutexLock lock(&sort_mu_); }
+}
+
 void RunIndex::Freeze() {
   // release: background tasks that see the flag also see every push before it.
   frozen_.store(true, std::memory_order_release);

@@ -128,6 +128,16 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   // (WriteList::kLinkBytes); region, order and pool outlive the index.
   RunIndex(const RunIndexOptions& options, const format::KeyOrder& order, const RowRegion& region,
            concurrency::BackgroundPool& pool);
+  // The index's last reference may be dropped on a thread (the strand's,
+  // its task done) that is ordered after the index's last reader and
+  // writer only through the caller: RocksDB frees a memtable once its
+  // readers are done, by means that ThreadSanitizer does not see in an
+  // uninstrumented librocksdb. So the destructor first loads each reader
+  // slot's `busy` (acquire, pairing with its last holder's release) and
+  // takes, once each, the locks under which readers and helping writers
+  // publish what it then frees (the run set, the tail cache, the merge
+  // state): its order after them is then memrep's own.
+  ~RunIndex();
 
   const format::KeyOrder& order() const { return order_; }
 
@@ -491,6 +501,8 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   //     slot never holds a view of a replaced set that DropStaleViews has
   //     already passed (a set replaced after the store is the strand's next
   //     DropStaleViews' to drop, as for WithReadView's own views).
+  //  4. ~RunIndex loads every slot's `busy` (acquire) before the views are
+  //     let go (below, at the destructor).
   struct ReaderSlot {
     std::atomic<bool> busy{false};
     View view;
