@@ -502,7 +502,7 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   //     already passed (a set replaced after the store is the strand's next
   //     DropStaleViews' to drop, as for WithReadView's own views).
   //  4. ~RunIndex loads every slot's `busy` (acquire) before the views are
-  //     let go (below, at the destructor).
+  //     let go (see ~RunIndex, at the top of the class).
   struct ReaderSlot {
     std::atomic<bool> busy{false};
     View view;
