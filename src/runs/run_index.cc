@@ -18,7 +18,6 @@ RunIndex::RunIndex(const RunIndexOptions& options, const format::KeyOrder& order
       filter_(options.point_filters && order.kind() != format::KeyOrder::Kind::kCustom
                   ? SortedRun::Filter::kPoint
                   : SortedRun::Filter::kNone),
-      unsorted_charge_(UnsortedCharge(filter_)),
       pool_(pool),
       task_(pool, kRecheckPeriod) {}
 
@@ -61,7 +60,7 @@ uint64_t RunIndex::ChargedBytes() const {
     const uint64_t in_runs = set_entries_.load(std::memory_order_relaxed);
     const uint64_t bytes = set_bytes_.load(std::memory_order_relaxed) +
                            tail_bytes_.load(std::memory_order_relaxed) +
-                           unsorted_charge_ * (n > in_runs ? n - in_runs : 0);
+                           UnsortedCharge(filter_) * (n > in_runs ? n - in_runs : 0);
     uint64_t charged = charged_.load(std::memory_order_relaxed);
     while (bytes > charged &&
            !charged_.compare_exchange_weak(charged, bytes, std::memory_order_relaxed)) {

@@ -584,7 +584,6 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   void NoteSet();
   // The filter of published runs (RunIndexOptions::point_filters).
   alignas(concurrency::kCacheLine) const SortedRun::Filter filter_;
-  const uint64_t unsorted_charge_;  // UnsortedCharge(filter_)
   // The filter of a run a background step (a cut, a merge) makes: while
   // writes continue, only while the index has readers, so that with no
   // reader the write path builds and charges nothing more; and always once
