@@ -1086,10 +1086,7 @@ TEST(RunIndex, AReadViewShowsEveryRowPushedBeforeTheRead) {
 // slot view without first acquiring the slot is reported as a race.
 TEST(RunIndex, TheLastReferenceMayGoAfterAReaderOrderedOnlyByTheCaller) {
   HelpFixture f;
-  RunIndexOptions options;
-  options.background_cut = 64;
-  options.seal_threshold = 100;
-  auto index = std::make_shared<RunIndex>(options, f.order, f.region, f.pool);
+  auto index = std::make_shared<RunIndex>(RunIndexOptions{}, f.order, f.region, f.pool);
   for (SequenceNumber seq = 1; seq <= 1000; ++seq) index->Push(f.Row(seq % 313, seq));
   index->Close();
   f.pool.Drain();  // no strand task holds a reference: the reset below is the last
