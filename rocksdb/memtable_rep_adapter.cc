@@ -277,14 +277,14 @@ class MemTableRepAdapter::MergedIterator final : public ROCKSDB_NAMESPACE::MemTa
 MemTableRepAdapter::MemTableRepAdapter(const ROCKSDB_NAMESPACE::MemTableRep::KeyComparator& cmp,
                                        ROCKSDB_NAMESPACE::Allocator* arena,
                                        std::unique_ptr<ArenaAllocator> allocator,
-                                       std::unique_ptr<Rep> rep, const RepTraits& traits,
-                                       size_t full_signal_bytes)
+                                       std::unique_ptr<UserKeyComparator> order,
+                                       std::unique_ptr<Rep> rep, const RepTraits& traits)
     : MemTableRep(arena),
       cmp_(cmp),
       arena_allocator_(std::move(allocator)),
+      order_(std::move(order)),
       rep_(std::move(rep)),
-      traits_(traits),
-      full_signal_bytes_(full_signal_bytes) {}
+      traits_(traits) {}
 
 MemTableRepAdapter::~MemTableRepAdapter() = default;
 
@@ -481,7 +481,7 @@ size_t MemTableRepAdapter::ApproximateMemoryUsage() {
   // Full: say so in the only way RocksDB listens (see the header). Both
   // conditions only turn true with inserts, so the figure never grows once
   // the memtable is read-only.
-  if (overflow != nullptr || rep_->NearlyFull()) usage += full_signal_bytes_;
+  if (overflow != nullptr || rep_->NearlyFull()) usage += kFullSignalBytes;
   return usage;
 }
 

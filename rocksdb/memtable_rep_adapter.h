@@ -6,7 +6,7 @@
 // the rep cannot take a row (its region is exhausted, or its allocator
 // failed) the adapter keeps the row in OverflowRows, in RocksDB's arena, and
 // from then on reads merge the two; and ApproximateMemoryUsage reports the
-// memtable as full (`full_signal_bytes` more than it holds) as soon as the
+// memtable as full (kFullSignalBytes more than it holds) as soon as the
 // rep is NearlyFull or anything overflowed, so RocksDB switches memtables
 // while the rep still has room for the writes in flight.
 //
@@ -45,10 +45,15 @@ class MemTableRepAdapter final : public ROCKSDB_NAMESPACE::MemTableRep {
  public:
   using KeyHandle = ROCKSDB_NAMESPACE::KeyHandle;
 
-  // `allocator` must be the one `rep` was built on; `cmp` the memtable's.
+  // `allocator` must be the one `rep` was built on, `order` (nullptr when
+  // it is one of memrep's own) its comparator; `cmp` the memtable's.
   MemTableRepAdapter(const ROCKSDB_NAMESPACE::MemTableRep::KeyComparator& cmp,
                      ROCKSDB_NAMESPACE::Allocator* arena, std::unique_ptr<ArenaAllocator> allocator,
-                     std::unique_ptr<Rep> rep, const RepTraits& traits, size_t full_signal_bytes);
+                     std::unique_ptr<UserKeyComparator> order, std::unique_ptr<Rep> rep,
+                     const RepTraits& traits);
+  // What ApproximateMemoryUsage adds once the rep is nearly full: more than
+  // any write buffer RocksDB compares it with.
+  static constexpr size_t kFullSignalBytes = size_t{1} << 40;
   ~MemTableRepAdapter() override;
 
   KeyHandle Allocate(const size_t len, char** buf) override;
@@ -122,9 +127,9 @@ class MemTableRepAdapter final : public ROCKSDB_NAMESPACE::MemTableRep {
   const ROCKSDB_NAMESPACE::MemTableRep::KeyComparator& cmp_;
   // memrep's view of the arena (MemTableRep::allocator_ is RocksDB's).
   const std::unique_ptr<ArenaAllocator> arena_allocator_;
+  const std::unique_ptr<UserKeyComparator> order_;  // outlives rep_
   const std::unique_ptr<Rep> rep_;
   const RepTraits traits_;
-  const size_t full_signal_bytes_;
   std::once_flag overflow_once_;
   std::unique_ptr<OverflowRows> overflow_;
   // Set (release) once overflow_ exists and a row was allocated there.

@@ -15,6 +15,7 @@
 #include "memrep/rocksdb.h"
 #include "memtable_rep_adapter.h"
 #include "registry/registry.h"
+#include "user_comparator.h"
 
 namespace memrep::rocksdb_plugin {
 namespace {
@@ -78,6 +79,18 @@ const std::unordered_map<std::string, rdb::OptionTypeInfo>& TypeInfoOf(const Rep
   return *map;
 }
 
+// Options in range, and none that only the standalone face takes: inside
+// RocksDB a rep always serves rows (a file-backed trie cannot). Checked
+// when a factory is made, whichever way it then reaches a column family.
+rdb::Status CheckForRocksDb(const RepSpec& spec) {
+  rdb::Status s = ToRocks(spec.Validate());
+  if (!s.ok()) return s;
+  const memrep::Status face = spec.CheckRowsFace();
+  if (face.ok()) return rdb::Status::OK();
+  return face.IsNotSupported() ? rdb::Status::NotSupported(face.message())
+                               : rdb::Status::InvalidArgument(face.message());
+}
+
 }  // namespace
 
 RepFactory::RepFactory(const RepSpec& spec)
@@ -89,7 +102,7 @@ RepFactory::RepFactory(const RepSpec& spec)
 }
 
 rdb::Status RepFactory::PrepareOptions(const rdb::ConfigOptions& config_options) {
-  rdb::Status s = ToRocks(spec_.Validate());
+  rdb::Status s = CheckForRocksDb(spec_);
   return s.ok() ? MemTableRepFactory::PrepareOptions(config_options) : s;
 }
 
@@ -114,44 +127,14 @@ rdb::Status RepFactory::ConfigureOptions(
 
 rdb::Status RepFactory::ValidateOptions(const rdb::DBOptions& db_opts,
                                         const rdb::ColumnFamilyOptions& cf_opts) const {
-  const rdb::Comparator* cmp = cf_opts.comparator;
-  if (cmp != nullptr && cmp->timestamp_size() > 0) {
-    return rdb::Status::InvalidArgument(
-        spec_.name() + " does not support user-defined timestamps (the comparator " + cmp->Name() +
-        " has a timestamp): it finds keys by their bytes, timestamp included; use the "
-        "skip_list memtable for this column family");
-  }
-  const bool bytewise = cmp == nullptr || cmp == rdb::BytewiseComparator() ||
-                        std::string(cmp->Name()) == rdb::BytewiseComparator()->Name();
-  const bool reverse =
-      cmp != nullptr && (cmp == rdb::ReverseBytewiseComparator() ||
-                         std::string(cmp->Name()) == rdb::ReverseBytewiseComparator()->Name());
-  if (!bytewise && !reverse) {
-    // RocksDB hands a rep only an opaque comparator of internal keys, so the
-    // plugin serves the two orders it can recognise.
-    return rdb::Status::InvalidArgument(
-        spec_.name() +
-        " serves the bytewise comparators (leveldb.BytewiseComparator and "
-        "rocksdb.ReverseBytewiseComparator), but this column family uses " +
-        cmp->Name() + "; use the skip_list memtable for it");
-  }
-  const memrep::Status face = spec_.CheckRowsFace();
-  if (!face.ok()) {
-    return face.IsNotSupported() ? rdb::Status::NotSupported(face.message())
-                                 : rdb::Status::InvalidArgument(face.message());
-  }
-  const memrep::Status fits = spec_.CheckWriteBufferSize(cf_opts.write_buffer_size);
-  if (!fits.ok()) {
-    return rdb::Status::InvalidArgument(fits.message() +
-                                        " (this column family's write_buffer_size)");
-  }
-  // Size the reps from the column family's write buffer (the largest, if one
-  // factory serves several).
-  uint64_t seen = observed_write_buffer_size_.load(std::memory_order_relaxed);
-  while (cf_opts.write_buffer_size > seen &&
-         !observed_write_buffer_size_.compare_exchange_weak(seen, cf_opts.write_buffer_size,
-                                                            std::memory_order_relaxed)) {
-  }
+  // Nothing of the column family is refused here. RocksDB calls this when a
+  // database opens but not when a column family is created at run time or its
+  // options change, so what this refused, a database could come to hold, and
+  // then not open. Instead every memtable is made for what CreateMemTableRep
+  // is given: the reps grow their indexes from small (whatever the write
+  // buffer), a rep nearing its own limits asks RocksDB to switch memtables,
+  // and a comparator a rep cannot serve gets RocksDB's skip list, with a LOG
+  // line (docs/rocksdb.md, "Comparators").
   return MemTableRepFactory::ValidateOptions(db_opts, cf_opts);
 }
 
@@ -159,38 +142,48 @@ rdb::MemTableRep* RepFactory::CreateMemTableRep(const rdb::MemTableRep::KeyCompa
                                                 rdb::Allocator* arena,
                                                 const rdb::SliceTransform* transform,
                                                 rdb::Logger* logger) {
-  // Reached with an order the rep cannot serve only if the options were not
-  // validated (a column family made without RocksDB checking them); and a
-  // rep may fail to be built (no address space for its index). Either way,
-  // never serve a wrong order or fail the memtable: fall back to a skip list.
-  auto fallback = [&](const std::string& why) {
-    rdb::Log(rdb::InfoLogLevel::ERROR_LEVEL, logger,
-             "%s: %s; this memtable uses RocksDB's skip list instead", spec_.name().c_str(),
-             why.c_str());
+  // A memtable RocksDB asks for cannot be refused. Where the rep cannot
+  // serve the column family (its comparator, no memory for its index), the
+  // memtable is RocksDB's skip list, and the LOG says why.
+  auto fallback = [&](rdb::InfoLogLevel level, const std::string& why) {
+    rdb::Log(level, logger, "%s: %s; this memtable uses RocksDB's skip list instead",
+             spec_.name().c_str(), why.c_str());
     return rdb::SkipListFactory().CreateMemTableRep(cmp, arena, transform, logger);
   };
-  const UserKeyComparator* order = ProbeOrder(cmp);
-  if (order == nullptr) return fallback("the key comparator is not bytewise or reverse bytewise");
-  const uint64_t write_buffer_size = observed_write_buffer_size_.load(std::memory_order_relaxed);
   try {
+    // memrep's two orders are compared inline; any other is the column
+    // family's own comparator, called per comparison.
+    std::unique_ptr<UserKeyComparator> owned;
+    const UserKeyComparator* order = ProbeOrder(cmp);
+    if (order == nullptr) {
+      const rdb::Comparator* user = UserComparatorOf(cmp);
+      if (user == nullptr) {
+        return fallback(rdb::InfoLogLevel::ERROR_LEVEL,
+                        "the memtable's key comparator is not RocksDB's own, so its order cannot "
+                        "be read");
+      }
+      owned = std::make_unique<RocksComparator>(user);
+      order = owned.get();
+    }
+    const Status serves = spec_.CheckComparator(order);
+    if (!serves.ok()) return fallback(rdb::InfoLogLevel::WARN_LEVEL, serves.message());
     auto allocator = std::make_unique<ArenaAllocator>(arena);
     RepContext context;
     context.allocator = allocator.get();
     context.comparator = order;
     context.rows = true;
-    context.write_buffer_size = write_buffer_size;
+    // RocksDB does not say how big the memtable will grow: the reps size
+    // themselves as it fills.
+    context.write_buffer_size = 0;
     context.lineage = lineage_.get();
     std::unique_ptr<Rep> rep;
     Status s = spec_.NewRep(context, &rep);
-    if (!s.ok()) return fallback(s.ToString());
+    if (!s.ok()) return fallback(rdb::InfoLogLevel::ERROR_LEVEL, s.ToString());
     LogDecision(logger);
-    // Reported on top of the usage once the rep is nearly full: more than
-    // any write buffer RocksDB compares it with.
-    const size_t full_signal = write_buffer_size != 0 ? 2 * write_buffer_size : size_t{1} << 40;
-    return new MemTableRepAdapter(cmp, arena, std::move(allocator), std::move(rep), spec_.traits(),
-                                  full_signal);
+    return new MemTableRepAdapter(cmp, arena, std::move(allocator), std::move(owned),
+                                  std::move(rep), spec_.traits());
   } catch (const std::bad_alloc&) {
-    return fallback("out of memory");
+    return fallback(rdb::InfoLogLevel::ERROR_LEVEL, "out of memory");
   }
 }
 
@@ -219,6 +212,8 @@ rdb::Status NewRepFactory(std::string_view spec_text,
   RepSpec spec;
   Status s = RepSpec::Parse(spec_text, &spec);
   if (!s.ok()) return ToRocks(s);
+  rdb::Status checked = CheckForRocksDb(spec);
+  if (!checked.ok()) return checked;
   *out = std::make_shared<RepFactory>(spec);
   return rdb::Status::OK();
 }

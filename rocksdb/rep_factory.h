@@ -22,11 +22,11 @@ class RepFactory final : public ROCKSDB_NAMESPACE::MemTableRepFactory {
   const char* Name() const override { return spec_.name().c_str(); }
   const char* NickName() const override { return nickname_.c_str(); }
 
-  // Refuses options out of range (InvalidArgument, with memrep's message).
+  // Refuses options out of range (InvalidArgument, with memrep's message),
+  // and options the RocksDB face cannot serve (NotSupported).
   ROCKSDB_NAMESPACE::Status PrepareOptions(
       const ROCKSDB_NAMESPACE::ConfigOptions& config_options) override;
-  // Refuses comparators the rep cannot serve, user-defined timestamps, and a
-  // write_buffer_size above the rep's limit.
+  // Refuses nothing of a column family (see rep_factory.cc for why).
   ROCKSDB_NAMESPACE::Status ValidateOptions(
       const ROCKSDB_NAMESPACE::DBOptions& db_opts,
       const ROCKSDB_NAMESPACE::ColumnFamilyOptions& cf_opts) const override;
@@ -67,9 +67,6 @@ class RepFactory final : public ROCKSDB_NAMESPACE::MemTableRepFactory {
   // Made in the constructor, where RepLineage is complete (memrep/auto.h);
   // this header knows it only by name (memrep/rep.h).
   const std::shared_ptr<RepLineage> lineage_;
-  // The largest write_buffer_size of the column families this factory was
-  // validated for; 0 until then. Sizes the reps (RepContext::write_buffer_size).
-  mutable std::atomic<uint64_t> observed_write_buffer_size_{0};
 };
 
 }  // namespace memrep::rocksdb_plugin

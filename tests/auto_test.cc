@@ -424,6 +424,8 @@ TEST_F(AutoLineage, AMemtableWithoutALineageUsesTheStartRep) {
 }
 
 TEST_F(AutoLineage, ACustomComparatorLeavesTheBytewiseRepsOut) {
+  // The trie orders keys by their bytes; the reps on sorted runs take any
+  // comparator (the hash indexes, any that says equal keys have equal bytes).
   struct Reverse : UserKeyComparator {
     const char* Name() const override { return "test.Reverse"; }
     int Compare(std::string_view a, std::string_view b) const override { return b.compare(a); }
@@ -436,9 +438,9 @@ TEST_F(AutoLineage, ACustomComparatorLeavesTheBytewiseRepsOut) {
   for (int i = 0; i < 4; ++i) {
     std::unique_ptr<MemTable> t;
     ASSERT_TRUE(MemTable::Open(o, &t).ok());
-    EXPECT_TRUE(Current() == "memrep.SortedHash" || Current() == "memrep.Vector") << Current();
+    EXPECT_NE(Current(), "memrep.Trie") << Current();
   }
-  o.rep = "id=memrep.Auto; candidates=memrep.Trie,memrep.Columnar";
+  o.rep = "id=memrep.Auto; candidates=memrep.Trie";
   std::unique_ptr<MemTable> t;
   const Status s = MemTable::Open(o, &t);
   EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();

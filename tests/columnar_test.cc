@@ -247,7 +247,7 @@ TEST(Columnar, OneBucketOverflowsAndStillFindsEveryVersion) {
               .ok());
     }
   }
-  EXPECT_GE(rep->OverflowBuckets(), 3000u / ColumnIndex::kSlots - 1);
+  EXPECT_GE(rep->OverflowBuckets(), 3000u / ColumnTable::kSlots - 1);
   for (int i = 0; i < 3000; ++i) {
     std::string lookup;
     AppendInternalKey(&lookup, NumberKey(i), 1, static_cast<uint8_t>(ValueType::kForSeek));
@@ -275,10 +275,20 @@ TEST(Columnar, SizesFollowTheWriteBufferAndTheOptions) {
   EXPECT_TRUE(RunOptionsOf(o).seek_merges);
   o.seek_merges = false;
   EXPECT_FALSE(RunOptionsOf(o).seek_merges);
-  // A rep takes the count it is given.
+  // A rep of a known size takes the count it is given; of an unknown size
+  // it starts small and grows to it (ColumnIndex).
   memory::Arena arena;
   o.bucket_count = 777;
-  EXPECT_EQ(Make(o, &arena)->BucketCount(), 777u);
+  o.write_buffer_size = uint64_t{64} << 20;
+  EXPECT_EQ(Make(o, &arena)->IndexBytes(), 777 * sizeof(ColumnTable::Bucket));
+  o.write_buffer_size = 0;
+  auto rep = Make(o, &arena);
+  EXPECT_EQ(rep->IndexBytes(), ColumnIndex::kFirstBuckets * sizeof(ColumnTable::Bucket));
+  for (int i = 0; i < 20000; ++i) {
+    ASSERT_TRUE(rep->Add(EntryView::Of(NumberKey(i), 1, ValueType::kValue, "v"), false).ok());
+  }
+  EXPECT_GT(rep->NumIndexTables(), 1);
+  EXPECT_LE(rep->IndexBytes(), (8 + 32 + 128 + 512 + 777) * sizeof(ColumnTable::Bucket));
 }
 
 TEST(Columnar, OptionsOutOfRangeAreRefusedWithTheirRange) {
@@ -391,15 +401,15 @@ TEST(Columnar, OverflowBucketsComeFromTheRowRegionAndMemoryStopsAtFreeze) {
   ColumnarOptions o;
   o.bucket_count = 4;
   auto rep = Make(o, &arena);
-  // Four chains of about kKeys / 4 keys, ColumnIndex::kSlots a bucket: over a
+  // Four chains of about kKeys / 4 keys, ColumnTable::kSlots a bucket: over a
   // hundred overflow buckets a chain (each insert walks its chain, so the cost
   // grows with the square of kKeys; a sanitizer lane runs this too).
   constexpr int kKeys = 6000;
   for (int i = 0; i < kKeys; ++i) {
     ASSERT_TRUE(rep->Add(EntryView::Of(NumberKey(i), 1, ValueType::kValue, ""), false).ok());
   }
-  EXPECT_GE(rep->OverflowBuckets(), uint64_t{kKeys} / ColumnIndex::kSlots - 4);
-  EXPECT_GE(rep->NodeBytes(), rep->OverflowBuckets() * sizeof(ColumnIndex::Bucket));
+  EXPECT_GE(rep->OverflowBuckets(), uint64_t{kKeys} / ColumnTable::kSlots - 4);
+  EXPECT_GE(rep->NodeBytes(), rep->OverflowBuckets() * sizeof(ColumnTable::Bucket));
   rep->Freeze();
   const size_t at_freeze = rep->MemoryUsage();
   ASSERT_TRUE(WaitFor([&] { return rep->NumRuns() == 1; }));

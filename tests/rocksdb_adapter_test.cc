@@ -202,25 +202,25 @@ TEST_F(OverflowTest, ASortedHashRepWhoseRegionIsExhaustedKeepsTakingWrites) {
     ASSERT_TRUE(inserted) << i;
     expected.emplace(NumberKey(i), 1);
   }
-  EXPECT_GT(adapter_->OverflowCount(), 0u) << "the 1 MiB region should have run out";
+  EXPECT_GT(adapter_->OverflowCount(), 0u) << "the 8 MiB region should have run out";
   ExpectScans(expected);
   EXPECT_EQ(Versions(rep_.get(), NumberKey(7999)), std::vector<SequenceNumber>{1});
   EXPECT_EQ(Versions(rep_.get(), NumberKey(1)), std::vector<SequenceNumber>{1});
 }
 
-// A sorted hash rep over a region of 1 MiB of address space, for tests that
+// A sorted hash rep over a region of 8 MiB of address space, for tests that
 // fill one up; registered with one line, as any rep is.
 Status MakeTinySortedHash(const registry::AnyOptions& options, const RepContext& context,
                           std::unique_ptr<Rep>* out) {
   return sorted_hash::SortedHashRep::Make(options.As<SortedHashOptions>(), context, out,
-                                          /*region_bytes=*/uint64_t{1} << 20);
+                                          /*region_bytes=*/uint64_t{1} << 23);
 }
 const registry::Registration kTinySortedHash = [] {
   registry::Registration r = sorted_hash::RepRegistration();
   r.name = "test.TinySortedHash";
   r.aliases = {};
   r.conformance_options = {};
-  r.summary = "the sorted hash rep with a 1 MiB region (tests only)";
+  r.summary = "the sorted hash rep with an 8 MiB region (tests only)";
   r.make = MakeTinySortedHash;
   return r;
 }();
@@ -241,7 +241,7 @@ TEST(OverflowDb, ARepThatFillsUpBeforeTheWriteBufferIsSwitchedAndLosesNothing) {
   std::filesystem::remove_all(path);
   rdb::Options options;
   options.create_if_missing = true;
-  options.write_buffer_size = 64 << 20;  // the rep's region holds 1 MiB
+  options.write_buffer_size = 64 << 20;  // the rep's region holds 8 MiB of address space
   auto flushes = std::make_shared<FlushCounter>();
   options.listeners.push_back(flushes);
   ASSERT_TRUE(NewRepFactory("test.TinySortedHash", &options.memtable_factory).ok());

@@ -127,30 +127,8 @@ TEST(PluginFactory, BadSpecsFailWithAClearMessage) {
   EXPECT_FALSE(Create("memrep.NoSuchRep", &f).ok());
 }
 
-// A user key with an 8-byte little-endian timestamp suffix, newest first, like
-// RocksDB's own timestamp-aware comparators.
-class U64TimestampComparator final : public rdb::Comparator {
- public:
-  U64TimestampComparator() : rdb::Comparator(8) {}
-  const char* Name() const override { return "test.U64Timestamp"; }
-  int Compare(const rdb::Slice& a, const rdb::Slice& b) const override {
-    int c = CompareWithoutTimestamp(a, true, b, true);
-    return c != 0 ? c : CompareTimestamp(Ts(a), Ts(b));
-  }
-  int CompareTimestamp(const rdb::Slice& a, const rdb::Slice& b) const override {
-    const uint64_t ta = format::DecodeFixed64(a.data()), tb = format::DecodeFixed64(b.data());
-    return ta > tb ? -1 : (ta < tb ? 1 : 0);
-  }
-  int CompareWithoutTimestamp(const rdb::Slice& a, bool, const rdb::Slice& b, bool) const override {
-    return rdb::Slice(a.data(), a.size() - 8).compare(rdb::Slice(b.data(), b.size() - 8));
-  }
-  void FindShortestSeparator(std::string*, const rdb::Slice&) const override {}
-  void FindShortSuccessor(std::string*) const override {}
-
- private:
-  static rdb::Slice Ts(const rdb::Slice& k) { return rdb::Slice(k.data() + k.size() - 8, 8); }
-};
-const U64TimestampComparator kTimestampComparator;
+using testing::kCaseFolding;
+using testing::kTimestampComparator;
 
 class PluginDbTest : public ::testing::Test {
  protected:
@@ -254,17 +232,6 @@ TEST_F(PluginDbTest, AutoChoosesPerMemtableLogsEachDecisionAndCountsThem) {
   EXPECT_TRUE(GetAutoCounters(rdb::SkipListFactory(), &c).IsNotFound());
 }
 
-TEST_F(PluginDbTest, AutoRefusesACandidateThatCannotServeTheColumnFamily) {
-  rdb::Options options;
-  options.create_if_missing = true;
-  options.write_buffer_size = uint64_t{12} << 30;  // beyond the sorted hash's row region
-  ASSERT_TRUE(Create("auto", &options.memtable_factory).ok());
-  rdb::DB* raw;
-  const rdb::Status s = rdb::DB::Open(options, path_, &raw);
-  ASSERT_TRUE(s.IsInvalidArgument()) << s.ToString();
-  EXPECT_NE(s.ToString().find("remove it from candidates"), std::string::npos) << s.ToString();
-}
-
 TEST_F(PluginDbTest, AWriteBufferManagerCountsTheEntries) {
   // RocksDB reports only its memtable arena's blocks to a WriteBufferManager
   // (db_write_buffer_size, cache charging): the rep's nodes must be in that
@@ -289,116 +256,22 @@ TEST_F(PluginDbTest, AWriteBufferManagerCountsTheEntries) {
   EXPECT_GE(manager->mutable_memtable_memory_usage(), size_t{kEntries} * value.size());
 }
 
-TEST_F(PluginDbTest, HashIndexIsSizedFromTheWriteBufferAndCharged) {
-  // One 8-byte bucket per 512 bytes of write buffer, taken from the memtable's
-  // arena: RocksDB counts it toward the flush trigger, and so does a
-  // WriteBufferManager, from the moment the memtable exists.
-  for (uint64_t mib : {16, 128}) {
-    auto manager = std::make_shared<rdb::WriteBufferManager>(size_t{1} << 34);
-    rdb::Options options;
-    options.create_if_missing = true;
-    options.write_buffer_size = mib << 20;
-    options.write_buffer_manager = manager;
-    options.memtable_factory = SortedHash();
-    rdb::DB* raw;
-    ASSERT_TRUE(rdb::DB::Open(options, path_, &raw).ok());
-    std::unique_ptr<rdb::DB> db(raw);
-    uint64_t size = 0;
-    ASSERT_TRUE(db->GetIntProperty("rocksdb.cur-size-active-mem-table", &size));
-    const uint64_t bucket_bytes = (mib << 20) / 512 * 8;
-    EXPECT_GE(size, bucket_bytes) << mib << " MiB";
-    EXPECT_LT(size, bucket_bytes + (4 << 20)) << mib << " MiB";
-    EXPECT_GE(manager->memory_usage(), bucket_bytes) << mib << " MiB";
-    EXPECT_GE(manager->mutable_memtable_memory_usage(), bucket_bytes) << mib << " MiB";
-    db.reset();
-    std::filesystem::remove_all(path_);
-  }
-}
-
-TEST_F(PluginDbTest, AWriteBufferBeyondTheRowRegionIsRefusedAtOpen) {
-  rdb::Options options;
-  options.create_if_missing = true;
-  options.write_buffer_size = SortedHashOptions::kMaxWriteBufferSize + 1;
-  options.memtable_factory = SortedHash();
-  rdb::DB* raw = nullptr;
-  rdb::Status s = rdb::DB::Open(options, path_, &raw);
-  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
-  EXPECT_NE(s.ToString().find("write_buffer_size of at most 17179869184"), std::string::npos)
-      << s.ToString();
-  delete raw;
-}
-
-TEST_F(PluginDbTest, AWriteBufferThatCannotFitTheTriesRegionIsRefusedAtOpen) {
-  std::shared_ptr<rdb::MemTableRepFactory> trie;
-  ASSERT_TRUE(NewRepFactory("id=memrep.Trie; mem_cap=64M", &trie).ok());
-  rdb::Options options;
-  options.create_if_missing = true;
-  options.memtable_factory = trie;
-  options.write_buffer_size = 60 << 20;  // more than 3/4 of 64 MiB
-  rdb::DB* raw = nullptr;
-  rdb::Status s = rdb::DB::Open(options, path_, &raw);
-  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
-  EXPECT_NE(s.ToString().find("raise mem_cap to at least"), std::string::npos) << s.ToString();
-  delete raw;
-  raw = nullptr;
-  options.write_buffer_size = 48 << 20;  // exactly 3/4 fits
-  s = rdb::DB::Open(options, path_, &raw);
-  EXPECT_TRUE(s.ok()) << s.ToString();
-  delete raw;
-}
-
-TEST_F(PluginDbTest, ATrieTableConversionOrOneFileIsRefusedWhenTheDbOpens) {
+TEST(PluginFactory, ATrieTableConversionOrOneFileIsRefusedWhenTheFactoryIsMade) {
+  // Inside RocksDB a rep serves rows, which a trie table file cannot hold:
+  // refused when the factory is made, on every path a factory is made by.
   const std::pair<const char*, bool> cases[] = {
       {"id=memrep.Trie; convert_to_sst=kFileMmap; file=/tmp/memrep-never-made", true},
       {"id=memrep.Trie; file=/tmp/memrep-never-made", false},
   };
   for (const auto& [spec, not_supported] : cases) {
     std::shared_ptr<rdb::MemTableRepFactory> trie;
-    ASSERT_TRUE(NewRepFactory(spec, &trie).ok()) << spec;
-    rdb::Options options;
-    options.create_if_missing = true;
-    options.memtable_factory = trie;
-    rdb::DB* raw = nullptr;
-    rdb::Status s = rdb::DB::Open(options, path_, &raw);
-    EXPECT_EQ(s.IsNotSupported(), not_supported) << spec << ": " << s.ToString();
-    EXPECT_EQ(s.IsInvalidArgument(), !not_supported) << spec << ": " << s.ToString();
-    EXPECT_NE(s.ToString().find(not_supported ? "adopt a memtable" : "use dir="), std::string::npos)
-        << s.ToString();
-    delete raw;
-  }
-}
-
-// A case-folding order: a user comparator the plugin cannot recognise.
-class CaseFoldingComparator final : public rdb::Comparator {
- public:
-  const char* Name() const override { return "test.CaseFolding"; }
-  int Compare(const rdb::Slice& a, const rdb::Slice& b) const override {
-    const size_t n = std::min(a.size(), b.size());
-    for (size_t i = 0; i < n; ++i) {
-      const int ca = std::tolower(static_cast<unsigned char>(a[i]));
-      const int cb = std::tolower(static_cast<unsigned char>(b[i]));
-      if (ca != cb) return ca < cb ? -1 : 1;
+    for (const rdb::Status& s : {NewRepFactory(spec, &trie), Create(spec, &trie)}) {
+      EXPECT_EQ(s.IsNotSupported(), not_supported) << spec << ": " << s.ToString();
+      EXPECT_EQ(s.IsInvalidArgument(), !not_supported) << spec << ": " << s.ToString();
+      EXPECT_NE(s.ToString().find(not_supported ? "adopt a memtable" : "use dir="),
+                std::string::npos)
+          << s.ToString();
     }
-    return a.size() < b.size() ? -1 : (a.size() > b.size() ? 1 : 0);
-  }
-  void FindShortestSeparator(std::string*, const rdb::Slice&) const override {}
-  void FindShortSuccessor(std::string*) const override {}
-};
-const CaseFoldingComparator kCaseFolding;
-
-TEST_F(PluginDbTest, ComparatorsOtherThanTheBytewiseOrdersAreRefusedAtOpen) {
-  for (const rdb::Comparator* cmp :
-       std::vector<const rdb::Comparator*>{&kCaseFolding, &kTimestampComparator}) {
-    rdb::Options options;
-    options.create_if_missing = true;
-    options.comparator = cmp;
-    options.memtable_factory = SortedHash();
-    rdb::DB* raw = nullptr;
-    rdb::Status s = rdb::DB::Open(options, path_, &raw);
-    EXPECT_TRUE(s.IsInvalidArgument()) << cmp->Name() << ": " << s.ToString();
-    EXPECT_NE(s.ToString().find("memrep.SortedHash"), std::string::npos) << s.ToString();
-    delete raw;
-    std::filesystem::remove_all(path_);
   }
 }
 

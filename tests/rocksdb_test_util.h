@@ -4,6 +4,10 @@
 #include <rocksdb/comparator.h>
 #include <rocksdb/memtablerep.h>
 
+#include <algorithm>
+#include <cctype>
+#include <string>
+
 #include "format/coding.h"
 
 namespace memrep::testing {
@@ -35,5 +39,53 @@ class TestKeyComparator final : public ROCKSDB_NAMESPACE::MemTableRep::KeyCompar
   }
   const ROCKSDB_NAMESPACE::Comparator* user_;
 };
+
+// A user key with an 8-byte little-endian timestamp suffix, newest first, like
+// RocksDB's own timestamp-aware comparators.
+class U64TimestampComparator final : public ROCKSDB_NAMESPACE::Comparator {
+ public:
+  U64TimestampComparator() : ROCKSDB_NAMESPACE::Comparator(8) {}
+  const char* Name() const override { return "test.U64Timestamp"; }
+  int Compare(const ROCKSDB_NAMESPACE::Slice& a, const ROCKSDB_NAMESPACE::Slice& b) const override {
+    int c = CompareWithoutTimestamp(a, true, b, true);
+    return c != 0 ? c : CompareTimestamp(Ts(a), Ts(b));
+  }
+  int CompareTimestamp(const ROCKSDB_NAMESPACE::Slice& a,
+                       const ROCKSDB_NAMESPACE::Slice& b) const override {
+    const uint64_t ta = format::DecodeFixed64(a.data()), tb = format::DecodeFixed64(b.data());
+    return ta > tb ? -1 : (ta < tb ? 1 : 0);
+  }
+  int CompareWithoutTimestamp(const ROCKSDB_NAMESPACE::Slice& a, bool,
+                              const ROCKSDB_NAMESPACE::Slice& b, bool) const override {
+    return ROCKSDB_NAMESPACE::Slice(a.data(), a.size() - 8)
+        .compare(ROCKSDB_NAMESPACE::Slice(b.data(), b.size() - 8));
+  }
+  void FindShortestSeparator(std::string*, const ROCKSDB_NAMESPACE::Slice&) const override {}
+  void FindShortSuccessor(std::string*) const override {}
+
+ private:
+  static ROCKSDB_NAMESPACE::Slice Ts(const ROCKSDB_NAMESPACE::Slice& k) {
+    return ROCKSDB_NAMESPACE::Slice(k.data() + k.size() - 8, 8);
+  }
+};
+inline const U64TimestampComparator kTimestampComparator;
+
+// A case-folding order: keys of other bytes compare equal.
+class CaseFoldingComparator final : public ROCKSDB_NAMESPACE::Comparator {
+ public:
+  const char* Name() const override { return "test.CaseFolding"; }
+  int Compare(const ROCKSDB_NAMESPACE::Slice& a, const ROCKSDB_NAMESPACE::Slice& b) const override {
+    const size_t n = std::min(a.size(), b.size());
+    for (size_t i = 0; i < n; ++i) {
+      const int ca = std::tolower(static_cast<unsigned char>(a[i]));
+      const int cb = std::tolower(static_cast<unsigned char>(b[i]));
+      if (ca != cb) return ca < cb ? -1 : 1;
+    }
+    return a.size() < b.size() ? -1 : (a.size() > b.size() ? 1 : 0);
+  }
+  void FindShortestSeparator(std::string*, const ROCKSDB_NAMESPACE::Slice&) const override {}
+  void FindShortSuccessor(std::string*) const override {}
+};
+inline const CaseFoldingComparator kCaseFolding;
 
 }  // namespace memrep::testing

@@ -197,5 +197,32 @@ TEST(RowRegion, AnAllocatorFailureIsOutOfMemoryAndChangesNothing) {
   EXPECT_EQ(region.ChunkBytes(), 4096u) << "the failed chunk is not counted";
 }
 
+TEST(RowRegion, GrownChunksStartAtAKibibyteAndFollowWhatTheRegionHolds) {
+  // As the reps use it: a memtable of a few rows takes a kibibyte of rows
+  // (a skip list's takes what its nodes need), a big one chunk_bytes chunks.
+  TestRegion t;  // 4 KiB chunks at most
+  RowRegion region(&t.arena, 65536, 8);
+  region.GrowChunks();
+  ASSERT_TRUE(region.Init().ok());
+  RowRef ref;
+  ASSERT_TRUE(region.Allocate(24, &ref).ok());
+  EXPECT_EQ(region.ChunkBytes(), RowRegion::kMinChunkBytes);
+  // A node too big for the chunk's size but not big: a chunk of its size.
+  ASSERT_TRUE(region.Allocate(3000, &ref).ok());
+  EXPECT_EQ(region.ChunkBytes(), RowRegion::kMinChunkBytes + 3008);
+  std::memset(region.At(ref), 1, 3008);
+  size_t chunks_before = region.TableBytes() / sizeof(char*);
+  size_t bytes_before = region.ChunkBytes();
+  // After 8 MiB of rows the chunks are 64 KiB: the region's size / 128.
+  while (region.ChunkBytes() < (size_t{8} << 20)) ASSERT_TRUE(region.Allocate(100, &ref).ok());
+  chunks_before = region.TableBytes() / sizeof(char*);
+  bytes_before = region.ChunkBytes();
+  ASSERT_TRUE(region.Allocate(100, &ref).ok());
+  while (region.TableBytes() / sizeof(char*) == chunks_before) {
+    ASSERT_TRUE(region.Allocate(100, &ref).ok());
+  }
+  EXPECT_EQ(region.ChunkBytes() - bytes_before, 65536u);
+}
+
 }  // namespace
 }  // namespace memrep::memory

@@ -109,11 +109,7 @@ TEST(SortedHash, MemoryUsageChargesRunsAsTheyAreBuiltAndIsConstantOnceWritesStop
   o.seal_threshold = 500;
   auto rep_owner = Make(o, &arena);
   SortedHashRep& rep = *rep_owner;
-  const auto table_bytes = [&] {
-    return rep.NodeBytes() /
-           memory::RowRegion::ChunkBytesFor(SortedHashOptions::kDefaultWriteBufferSize) *
-           sizeof(char*);
-  };
+  const auto table_bytes = [&] { return rep.ChunkTableBytes(); };
   EXPECT_EQ(rep.MemoryUsage(), 0u) << "no node, no run: the buckets are the arena's";
   // Rows in no run are charged as the fenced run an idle cut makes of them
   // (a reference, a fence share, a byte for top index and rounding):
@@ -235,8 +231,8 @@ TEST(SortedHash, TheBucketsAreTakenFromTheAllocator) {
   SortedHashOptions o;
   o.bucket_count = 100000;  // not a power of two: honoured as it is
   const size_t before = arena.MemoryUsage();
-  auto rep = Make(o, &arena);
-  EXPECT_EQ(rep->BucketBytes(), 100000 * sizeof(HashIndex::Bucket));
+  auto rep = Make(o, &arena, /*write_buffer_size=*/uint64_t{64} << 20);  // a known size
+  EXPECT_EQ(rep->BucketBytes(), 100000 * sizeof(HashTable::Bucket));
   EXPECT_GE(arena.MemoryUsage() - before, rep->BucketBytes());
   EXPECT_EQ(rep->MemoryUsage(), 0u);
 }
@@ -250,8 +246,8 @@ TEST(SortedHash, AHugeBucketArrayIsMappedAndChargedNotTakenFromTheAllocator) {
   o.bucket_count = uint64_t{1} << 26;  // 512 MiB of buckets
   const size_t before_arena = arena.MemoryUsage();
   const size_t before_rss = testing::ResidentBytes();
-  auto rep = Make(o, &arena);
-  EXPECT_EQ(rep->BucketBytes(), (size_t{1} << 26) * sizeof(HashIndex::Bucket));
+  auto rep = Make(o, &arena, /*write_buffer_size=*/uint64_t{64} << 20);
+  EXPECT_EQ(rep->BucketBytes(), (size_t{1} << 26) * sizeof(HashTable::Bucket));
   EXPECT_LT(arena.MemoryUsage() - before_arena, size_t{1} << 20);
   EXPECT_GE(rep->MemoryUsage(), rep->BucketBytes()) << "charged by the rep";
   EXPECT_LT(testing::ResidentBytes() - before_rss, size_t{128} << 20) << "not touched";

@@ -261,8 +261,9 @@ std::vector<FlagDef> Definitions(Flags* f) {
        std::to_string(f->prefix_length),
        Unsigned32("prefix_length", &f->prefix_length, 1, 1 << 16)},
       {"write_buffer_size",
-       "the column family write_buffer_size every rep factory is validated for (ValidateOptions; "
-       "memrep's reps size their indexes from it); 0: what the run will hold, at least 65536",
+       "the column family write_buffer_size every rep factory is validated for (ValidateOptions, "
+       "as a database opens; the standalone face sizes memrep's reps from it); 0: what the run "
+       "will hold, at least 65536",
        std::to_string(f->write_buffer_size),
        Unsigned("write_buffer_size", &f->write_buffer_size, 0, uint64_t{1} << 40)},
       {"arena_block_size", "block size of the allocator shim, bytes",

@@ -289,9 +289,9 @@ Status RepFactory::Make(std::string_view word, const RepConfig& config,
     f->description_ = plugin->spec().ToString();
   }
 
-  // Validate the factory for a column family as RocksDB does when it opens
-  // one: that is also what sizes memrep's reps (their indexes follow the
-  // column family's write_buffer_size).
+  // Validate the factory for a column family as RocksDB does when a
+  // database opens (memrep's reps refuse nothing there, and size themselves
+  // as they fill; the standalone face passes the size on).
   const uint64_t write_buffer_size = WriteBufferSizeFor(config, expected_arena_bytes, f->traits_);
   rdb::ColumnFamilyOptions cf_options;
   cf_options.write_buffer_size = write_buffer_size;

@@ -18,6 +18,12 @@ class MEMREP_EXPORT UserKeyComparator {
   virtual ~UserKeyComparator() = default;
   virtual const char* Name() const = 0;
   virtual int Compare(std::string_view a, std::string_view b) const = 0;
+  // Whether keys compare equal only when their bytes are equal, so that a
+  // hash of a key's bytes finds every version of it: what a rep with a hash
+  // index needs (RepTraits::Comparators::kByteEquality). A comparator that
+  // folds case, or whose keys carry a timestamp a read looks past, answers
+  // false. memrep cannot check it; the default trusts the comparator.
+  virtual bool EqualOnlyWhenBytesEqual() const { return true; }
 };
 
 // Lexicographic unsigned byte order, the default, and its reverse. Reps

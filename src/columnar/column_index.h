@@ -1,295 +1,108 @@
-// ColumnIndex: the columnar rep's point index, a concurrent open-addressing
-// table from user key to the key's newest version, with fingerprints.
+// ColumnIndex: the columnar rep's point index, a growing set of ColumnTables
+// (concurrency/generations.h), so that an empty memtable holds half a
+// kibibyte of buckets and a full one about a bucket per kBytesPerBucket
+// bytes of rows, whatever RocksDB told the rep of its size.
 //
-//   bucket (64 bytes) = [ ref ] x 12 | [ fp ] x 12 | overflow ref
-//   ref  (4 bytes)    = the RowRef of the newest version of a key; 0: empty
-//   fp   (1 byte)     = 1..255, from the hash's top byte; 0: not yet written
-//   overflow (4)      = the RowRef of the next bucket (in the row region)
-//   home bucket       = (low 32 bits of the hash × bucket count) >> 32: any
-//                       count, no rounding to a power of two
-//   versions: ref -> newest -> older -> ... (Node::older, sequence descending)
+//   tables:  T0 (8 buckets) ... Tn-1 (the newest, kGrowth times the one
+//            before, at most max_buckets)
+//   a key:   its version chain in one slot of one table: the table a writer
+//            found the key in, else (a new key) the newest
 //
-// A probe reads one bucket (one cache line) and compares keys only where a
-// fingerprint matches (or is not yet written), so a miss, or a hit on another
-// key of the bucket, mostly touches nothing else (1 in 255 of the other keys
-// matches by chance: one more line); a hit then reads its node, whose header
-// and row start share a line. 12 slots of 5 bytes make 5.3 bytes a slot,
-// where 7 slots of a 4-byte fingerprint and a 4-byte ref took 9.1. A bucket
-// that fills links an overflow bucket, taken from the inserting writer's
-// OverflowStash: slabs from the rep's RowRegion, so that a 4-byte RowRef
-// names an overflow bucket, and the Allocator sees only the region's chunks
-// (an arena that carves small allocations from shared blocks wastes the end
-// of a block that the next chunk does not fit).
+// As HashIndex (sorted_hash/hash_index.h, which says why this is enough):
+// Insert looks for the key in the newest table, then in the older ones, and
+// links the version into the chain it finds; a new key goes to the newest
+// table. A lookup searches the tables newest first and stops at the first
+// chain it finds, unless that chain's home bucket has the split mark (two
+// writers linked the same new key into two tables around a growth): then
+// it follows the key's chains of every table, merged by sequence.
 //
-// Thread safety: Insert from many threads at once (each with a stash of its
-// own); Find runs concurrently with them and takes no lock.
-// Invariants:
-//  1. A slot's ref is written once from 0, by the CAS that claims the slot,
-//     and after that only moves to a newer version of the same key. Its
-//     fingerprint is stored once, after that claim, by the claimer; a reader
-//     that finds it still 0 compares the key. Slots of a bucket are claimed
-//     in order: a slot is only tried once every slot before it was seen
-//     claimed; so an empty slot ends the search (for what was published
-//     before the search began).
-//  2. Version chains are strictly descending by sequence; a node is linked
-//     only between a newer predecessor and an older successor that the CAS
-//     confirms, and nodes are never unlinked (as in the sorted hash index).
-//  3. A node's row is complete before the release CAS that links it (slot or
-//     `older`); readers follow links with acquire loads.
-//  4. An overflow bucket is zeroed before the release CAS that links it,
-//     and linked once.
+// Thread safety: Insert from many threads at once, each with a stash of its
+// own; lookups concurrently with them, taking no lock.
+// Invariants (the tables' own are ColumnTable's):
+//  6. Writer W links a new key K into table t only after looking for K in
+//     every table it saw (count_ and the slots loaded seq_cst), then loads
+//     count_ again (seq_cst) and marks K's home bucket in every table above
+//     t, before its insert returns (HashIndex, invariant 6, proves it).
+//  7. A version is linked into a chain only where the writer found the key.
 #pragma once
 
-#include <sys/mman.h>
-
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
-#include <new>
-#include <string>
+#include <memory>
 #include <string_view>
-#include <utility>
 
-#include "columnar/node.h"
-#include "format/key_order.h"
-#include "memrep/rep.h"
-#include "memrep/status.h"
-#include "util/assert.h"
+#include "columnar/column_table.h"
+#include "concurrency/generations.h"
 
 namespace memrep::columnar {
 
 class ColumnIndex {
  public:
-  static constexpr int kSlots = 12;
-  struct alignas(64) Bucket {
-    std::atomic<RowRef> refs[kSlots];
-    std::atomic<uint8_t> fingerprints[kSlots];
-    std::atomic<RowRef> overflow;
-  };
-  static_assert(sizeof(Bucket) == 64, "a bucket is one cache line");
+  static constexpr int kMaxTables = 14;
+  static constexpr uint64_t kFirstBuckets = 8;  // 512 bytes
+  static constexpr uint64_t kGrowth = 4;
+  using Result = ColumnTable::Result;
+  using OverflowStash = ColumnTable::OverflowStash;
 
-  // Overflow buckets a writer takes kSlab at a time (one node of the row
-  // region, kSlab + 1 lines long, so that every bucket is aligned to a line
-  // whatever the node's alignment). Only its holder touches it.
-  struct OverflowStash {
-    static constexpr uint32_t kSlab = 8;
-    RowRef next = 0;  // the next bucket's ref
-    uint32_t left = 0;
-    RowRef spare = 0;  // taken, never linked (a lost race): reused first
-  };
-
-  // REQUIRES: bucket_count >= 1 and < 2^32; the region's unit is
-  // kNodeUnitBytes; Init() before any other call.
-  ColumnIndex(uint64_t bucket_count, RowRegion* region) : count_(bucket_count), region_(*region) {
-    MEMREP_ASSERT(bucket_count > 0 && bucket_count < (uint64_t{1} << 32));
-  }
-  ~ColumnIndex() {
-    if (buckets_ != nullptr) ::munmap(buckets_, MappedBytes());
-  }
+  // first_buckets: the first table's count; max_buckets: the most a table
+  // has; bytes_per_bucket: the rows a bucket is for. REQUIRES:
+  // 0 < first_buckets <= max_buckets < 2^32.
+  ColumnIndex(RowRegion* region, uint64_t first_buckets, uint64_t max_buckets,
+              uint64_t bytes_per_bucket)
+      : region_(*region),
+        first_buckets_(first_buckets),
+        max_buckets_(max_buckets),
+        bytes_per_bucket_(bytes_per_bucket) {}
   ColumnIndex(const ColumnIndex&) = delete;
   ColumnIndex& operator=(const ColumnIndex&) = delete;
 
-  Status Init() {
-    void* p =
-        ::mmap(nullptr, MappedBytes(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) {
-      return Status::OutOfMemory("could not map the columnar index's " + std::to_string(bytes()) +
-                                 " bytes of buckets; use a smaller bucket_count");
-    }
-    buckets_ = static_cast<Bucket*>(p);  // zero pages: every slot empty
-    // Probes land anywhere in the array: huge pages spare most of their TLB
-    // misses. Advice only; a kernel without transparent huge pages ignores it.
-    if (bytes() >= (size_t{2} << 20)) ::madvise(p, MappedBytes(), MADV_HUGEPAGE);
-    return Status::OK();
-  }
+  // The first table, from `allocator`, which later tables come from too.
+  Status Init(Allocator* allocator);
 
-  uint64_t bucket_count() const { return count_; }
-  // The bucket array's bytes (MemoryUsage charges them from the start).
-  size_t bytes() const { return count_ * sizeof(Bucket); }
-  // Overflow buckets linked (their slabs are row region nodes, which the
-  // Allocator counts).
-  uint64_t overflow_buckets() const { return overflow_.load(std::memory_order_relaxed); }
-
-  // kLinked: the key's first version; kLinkedVersion: a newer one (the key
-  // had versions, whose key was compared).
-  enum class Result { kLinked, kLinkedVersion, kDuplicate, kNoMemory };
-
-  // Links node `ref` (complete but for `older`, which this sets) under its
-  // user key. kDuplicate: the key already has a version with this sequence,
-  // and nothing was linked. kNoMemory: an overflow bucket was needed and none
-  // could be had; nothing was linked.
+  // Links node `ref` under its user key (whose hash is `hash`): ColumnTable's
+  // results, across the tables.
   Result Insert(const format::KeyOrder& order, RowRef ref, uint64_t hash, OverflowStash* stash) {
-    Node* node = NodeAt(region_, ref);
-    uint64_t tag;
-    const std::string_view key = node->user_key(&tag);
-    const uint8_t fp = Fingerprint(hash);
-    Bucket* bucket = Home(hash);
-    for (;;) {
-      for (int i = 0; i < kSlots; ++i) {
-        std::atomic<RowRef>& slot = bucket->refs[i];
-        // acquire: pairs with the release CAS that claimed or moved the slot.
-        RowRef v = slot.load(std::memory_order_acquire);
-        if (v == 0) {
-          node->older.store(0, std::memory_order_relaxed);
-          // release: publishes the node (invariant 3).
-          if (slot.compare_exchange_strong(v, ref, std::memory_order_release,
-                                           std::memory_order_acquire)) {
-            // relaxed: readers that see 0 compare the key (invariant 1).
-            bucket->fingerprints[i].store(fp, std::memory_order_relaxed);
-            return Result::kLinked;
-          }
-          // Claimed meanwhile (invariant 1): v is the claimer's; look at it.
-        }
-        if (MayMatch(*bucket, i, fp) && SameKey(order, v, key)) {
-          return LinkVersion(slot, v, ref, node, TagSequence(tag)) ? Result::kLinkedVersion
-                                                                   : Result::kDuplicate;
-        }
-      }
-      RowRef next = bucket->overflow.load(std::memory_order_acquire);  // invariant 4
-      if (next == 0) {
-        next = NewOverflow(stash);
-        if (next == 0) return Result::kNoMemory;
-        RowRef expected = 0;
-        // release: publishes the zeroed bucket (invariant 4). A loser keeps
-        // its bucket for its next overflow (rare: two writers filling one
-        // bucket).
-        if (!bucket->overflow.compare_exchange_strong(expected, next, std::memory_order_acq_rel,
-                                                      std::memory_order_acquire)) {
-          stash->spare = next;
-          next = expected;
-        } else {
-          overflow_.fetch_add(1, std::memory_order_relaxed);  // relaxed: a statistic
-        }
-      }
-      bucket = BucketAt(next);
-    }
+    return InsertSeeing(order, ref, hash, stash, tables_.count_seq_cst());  // invariant 6
   }
+  // Insert by a writer that loaded count_ as `tables` (a test passes fewer
+  // than there are, as a writer delayed across a growth would see).
+  Result InsertSeeing(const format::KeyOrder& order, RowRef ref, uint64_t hash,
+                      OverflowStash* stash, int tables);
 
-  // The newest version of `user_key` (whose hash is `hash`), or 0.
-  RowRef Find(const format::KeyOrder& order, std::string_view user_key, uint64_t hash) const {
-    const uint8_t fp = Fingerprint(hash);
-    for (const Bucket* bucket = Home(hash);;) {
-      for (int i = 0; i < kSlots; ++i) {
-        const RowRef v = bucket->refs[i].load(std::memory_order_acquire);  // invariant 3
-        if (v == 0) return 0;                                              // invariant 1
-        if (MayMatch(*bucket, i, fp) && SameKey(order, v, user_key)) return v;
-      }
-      const RowRef next = bucket->overflow.load(std::memory_order_acquire);  // invariant 4
-      if (next == 0) return 0;
-      bucket = BucketAt(next);
-    }
-  }
-
+  // The heads of the key's version chains, newest version first in each, in
+  // heads[0..return): one chain, or none, but for a split key.
+  int FindChains(const format::KeyOrder& order, std::string_view user_key, uint64_t hash,
+                 RowRef* heads) const;
   // The next older version after `ref`, or 0.
   RowRef Older(RowRef ref) const {
     return NodeAt(region_, ref)->older.load(std::memory_order_acquire);  // invariant 3
   }
 
-  // Loads the bucket a hash lands in: for reading (Find), or to write (Insert).
-  void Prefetch(uint64_t hash) const { __builtin_prefetch(Home(hash)); }
-  void PrefetchForInsert(uint64_t hash) const { __builtin_prefetch(Home(hash), 1); }
-  // For an insert to come whose bucket is loaded by now: loads the node of
-  // the version a fingerprint in its first bucket matches (its header and
-  // key), which the insert compares its key with when the key has versions.
-  void PrefetchVersion(uint64_t hash) const {
-    const uint8_t fp = Fingerprint(hash);
-    const Bucket& bucket = *Home(hash);
-    for (int i = 0; i < kSlots; ++i) {
-      const RowRef v = bucket.refs[i].load(std::memory_order_acquire);  // invariant 3
-      if (v == 0) return;
-      if (bucket.fingerprints[i].load(std::memory_order_relaxed) != fp) continue;
-      __builtin_prefetch(NodeAt(region_, v));
-      return;
-    }
+  // Adds a table if the rows have outgrown the newest: one relaxed load when not.
+  void MaybeGrow(size_t row_bytes) {
+    if (row_bytes > grow_at_.load(std::memory_order_relaxed)) Grow(row_bytes);  // a hint
   }
+
+  // Prefetches in the newest table (where most keys are).
+  void Prefetch(uint64_t hash) const { tables_.newest().Prefetch(hash); }
+  void PrefetchForInsert(uint64_t hash) const { tables_.newest().PrefetchForInsert(hash); }
+  void PrefetchVersion(uint64_t hash) const { tables_.newest().PrefetchVersion(hash); }
+
+  int NumTables() const { return tables_.count(); }
+  size_t bytes() const;
+  // What the rep charges: the tables mapped rather than the Allocator's.
+  size_t MappedBytes() const;
+  uint64_t overflow_buckets() const;
 
  private:
-  // 1..255: 0 marks a fingerprint not yet written.
-  static uint8_t Fingerprint(uint64_t hash) {
-    const auto top = static_cast<uint8_t>(hash >> 56);
-    return top == 0 ? 1 : top;
-  }
-  // Whether slot i, seen claimed, may hold a key of fingerprint fp.
-  static bool MayMatch(const Bucket& bucket, int i, uint8_t fp) {
-    // relaxed: a hint; 0 (not yet written) makes the caller compare keys.
-    const uint8_t f = bucket.fingerprints[i].load(std::memory_order_relaxed);
-    return f == fp || f == 0;
-  }
-  // The home bucket: the low half of the hash scaled to the count (the top
-  // byte is the fingerprint, so the two are independent).
-  Bucket* Home(uint64_t hash) const { return &buckets_[((hash & 0xffffffffu) * count_) >> 32]; }
-  Bucket* BucketAt(RowRef ref) const { return reinterpret_cast<Bucket*>(region_.At(ref)); }
-  size_t MappedBytes() const { return (bytes() + 4095) & ~size_t{4095}; }
+  void Grow(size_t row_bytes);
 
-  bool SameKey(const format::KeyOrder& order, RowRef ref, std::string_view key) const {
-    uint64_t tag;
-    return order.CompareUserKeys(NodeAt(region_, ref)->user_key(&tag), key) == 0;
-  }
-
-  // Links `ref` into the version chain whose head the slot holds (`v`).
-  bool LinkVersion(std::atomic<RowRef>& slot, RowRef v, RowRef ref, Node* node,
-                   SequenceNumber seq) {
-    for (;;) {  // from the head
-      RowRef next = v;
-      Node* prev = nullptr;
-      for (;;) {
-        while (next != 0) {
-          Node* n = NodeAt(region_, next);
-          const SequenceNumber next_seq = n->sequence();
-          if (next_seq == seq) return false;
-          if (next_seq < seq) break;
-          prev = n;
-          next = n->older.load(std::memory_order_acquire);
-        }
-        // relaxed: the node is not yet linked; the CAS below releases it.
-        node->older.store(next, std::memory_order_relaxed);
-        if (prev == nullptr) {
-          RowRef expected = next;
-          // release: publishes the node (invariant 3). On failure a newer
-          // version became the head: start again from it.
-          if (slot.compare_exchange_strong(expected, ref, std::memory_order_release,
-                                           std::memory_order_acquire)) {
-            return true;
-          }
-          v = expected;
-          break;
-        }
-        if (prev->older.compare_exchange_strong(next, ref, std::memory_order_release,
-                                                std::memory_order_acquire)) {
-          return true;
-        }
-        // A version was linked after prev (invariant 2): rescan from prev.
-      }
-    }
-  }
-
-  // The ref of a zeroed, line-aligned bucket from the stash (a new slab when
-  // it is empty), or 0 if the row region has no room.
-  RowRef NewOverflow(OverflowStash* stash) {
-    if (stash->spare != 0) return std::exchange(stash->spare, 0);
-    if (stash->left == 0) {
-      constexpr size_t kSlabBytes = (OverflowStash::kSlab + 1) * sizeof(Bucket);
-      RowRef slab;
-      if (!region_.Allocate(kSlabBytes - region_.header_bytes(), &slab).ok()) return 0;
-      // A slab is one node, inside one chunk: refs count kNodeUnitBytes
-      // units from its start. Aligned to the cache line here.
-      const auto start = reinterpret_cast<uintptr_t>(region_.At(slab));
-      const uintptr_t skip = ((start + 63) & ~uintptr_t{63}) - start;
-      stash->next = slab + static_cast<RowRef>(skip / kNodeUnitBytes);
-      stash->left = OverflowStash::kSlab;
-      for (uint32_t i = 0; i < OverflowStash::kSlab; ++i) {
-        new (BucketAt(stash->next + i * (sizeof(Bucket) / kNodeUnitBytes))) Bucket();
-      }
-    }
-    --stash->left;
-    const RowRef bucket = stash->next;
-    stash->next += sizeof(Bucket) / kNodeUnitBytes;
-    return bucket;
-  }
-
-  const uint64_t count_;
   RowRegion& region_;
-  Bucket* buckets_ = nullptr;
-  std::atomic<uint64_t> overflow_{0};
+  const uint64_t first_buckets_, max_buckets_, bytes_per_bucket_;
+  Allocator* allocator_ = nullptr;
+  concurrency::Generations<ColumnTable, kMaxTables> tables_;
+  std::atomic<uint64_t> grow_at_{~uint64_t{0}};  // the rows that outgrow the newest table
 };
 
 }  // namespace memrep::columnar

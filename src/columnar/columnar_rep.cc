@@ -37,6 +37,18 @@ uint64_t EffectiveBucketCount(const ColumnarOptions& options, uint64_t write_buf
   return std::min(wanted, O::kMaxBucketCount);
 }
 
+namespace {
+
+// The first table: sized for the memtable where its size is known, else as
+// small as the smallest memtable needs (ColumnIndex grows it).
+uint64_t FirstBuckets(const ColumnarOptions& options, uint64_t known_write_buffer_size) {
+  if (known_write_buffer_size != 0) return EffectiveBucketCount(options, known_write_buffer_size);
+  return std::min(ColumnIndex::kFirstBuckets,
+                  options.bucket_count != 0 ? options.bucket_count : ColumnIndex::kFirstBuckets);
+}
+
+}  // namespace
+
 runs::RunIndexOptions RunOptionsOf(const ColumnarOptions& options) {
   // Fenced runs only, as the vector rep's: runs that keep every prefix while
   // small (kAuto, the sorted hash rep's choice) charge 12 bytes an entry
@@ -60,7 +72,9 @@ ColumnarRep::ColumnarRep(const ColumnarOptions& options, const RepContext& conte
       owner_(rep::BatchDuplicates::NewOwner()),
       region_(context.allocator, RowRegion::ChunkBytesFor(write_buffer_size), sizeof(Node),
               region_bytes, kNodeUnitBytes),
-      index_(EffectiveBucketCount(options, write_buffer_size), &region_),
+      index_(&region_, FirstBuckets(options, runs::KnownWriteBufferSize(options, context)),
+             options.bucket_count != 0 ? options.bucket_count : ColumnarOptions::kMaxBucketCount,
+             ColumnarOptions::kWriteBufferBytesPerBucket),
       regions_(options.shards),
       runs_(std::make_shared<runs::RunIndex>(RunOptionsOf(options), order_, region_,
                                              context.background != nullptr
@@ -76,8 +90,9 @@ Status ColumnarRep::Make(const ColumnarOptions& options, const RepContext& conte
   } catch (const std::bad_alloc&) {
     return Status::OutOfMemory("could not allocate a columnar rep");
   }
+  rep->region_.GrowChunks();
   Status s = rep->region_.Init();
-  if (s.ok()) s = rep->index_.Init();
+  if (s.ok()) s = rep->index_.Init(context.allocator);
   if (!s.ok()) return s;
   *out = std::move(rep);
   return Status::OK();
@@ -120,6 +135,7 @@ bool ColumnarRep::LinkOldest(WriterRegion& region) {
       break;
   }
   region.queue.Pop();
+  index_.MaybeGrow(region_.ChunkBytes());
   return true;
 }
 
@@ -206,18 +222,24 @@ void ColumnarRep::ForVersions(std::string_view internal_key, uint64_t hash, Fn&&
   // leaves a queue meanwhile is then in the index.
   RowRef queued[ColumnarOptions::kMaxShards * LinkQueue::kDepth];
   const size_t n = QueuedVersions(user, hash, queued);
-  RowRef chain = index_.Find(order_, user, hash);
-  // Both lists are newest first: merge them (with no queued version, this
-  // walks the chain); an entry linked after the queues were read is in
-  // both, one after the other.
+  RowRef chains[ColumnIndex::kMaxTables];
+  const int c = index_.FindChains(order_, user, hash, chains);
+  // Every list is newest first: merge them (with no queued version, this
+  // walks the chain; a key has more than one chain only if two writers
+  // linked it into two tables at once); an entry linked after the queues
+  // were read is in a chain too, right after its queued self.
   size_t q = 0;
   for (RowRef last = 0;;) {
+    int best = -1;
+    for (int i = 0; i < c; ++i) {
+      if (chains[i] != 0 && (best < 0 || seq_of(chains[i]) > seq_of(chains[best]))) best = i;
+    }
     RowRef next;
-    if (q < n && (chain == 0 || seq_of(queued[q]) >= seq_of(chain))) {
+    if (q < n && (best < 0 || seq_of(queued[q]) >= seq_of(chains[best]))) {
       next = queued[q++];
-    } else if (chain != 0) {
-      next = chain;
-      chain = index_.Older(chain);
+    } else if (best >= 0) {
+      next = chains[best];
+      chains[best] = index_.Older(next);
     } else {
       return;
     }
@@ -385,7 +407,7 @@ size_t ColumnarRep::MemoryUsage() const {
   // the runs as they are built, with what sorting after Freeze needs fixed
   // at Freeze (RunIndex::ChargedBytes), so that the figure never grows
   // after Freeze.
-  return index_.bytes() + region_.TableBytes() + regions_.bytes() + runs_->ChargedBytes();
+  return index_.MappedBytes() + region_.TableBytes() + regions_.bytes() + runs_->ChargedBytes();
 }
 
 }  // namespace memrep::columnar

@@ -92,7 +92,8 @@ class ColumnarRep final : public Rep {
   // For tests and benchmarks.
   size_t NumRuns() const { return runs_->NumRuns(); }
   size_t RunBytes() const { return runs_->RunBytes(); }
-  uint64_t BucketCount() const { return index_.bucket_count(); }
+  size_t IndexBytes() const { return index_.bytes(); }
+  int NumIndexTables() const { return index_.NumTables(); }
   uint64_t OverflowBuckets() const { return index_.overflow_buckets(); }
   size_t NodeBytes() const { return region_.ChunkBytes(); }
 

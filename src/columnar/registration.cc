@@ -55,7 +55,7 @@ const registry::Registration& RepRegistration() {
                  "runs the sorted hash rep uses serve ordered reads",
       .traits = {.concurrent_insert = true,
                  .duplicates = RepTraits::Duplicates::kInBatch,
-                 .comparators = RepTraits::Comparators::kBytewise,
+                 .comparators = RepTraits::Comparators::kByteEquality,
                  .point_read_while_mutable = RepTraits::Cost::kConstant,
                  .new_iterator_while_mutable = RepTraits::Cost::kConstant,
                  .max_memtable_bytes = ColumnarOptions::kMaxWriteBufferSize},

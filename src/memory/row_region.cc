@@ -19,6 +19,7 @@ RowRegion::RowRegion(Allocator* allocator, size_t chunk_bytes, size_t header_byt
       shift_(static_cast<uint32_t>(std::countr_zero(chunk_bytes / unit))),
       chunk_units_(chunk_bytes / unit),
       mask_(chunk_units_ - 1),
+      first_chunk_units_(chunk_units_),
       // Invariant 3: the last chunk's end is below 2^32 units.
       max_chunks_(std::min(std::min(max_bytes, MaxBytes(unit)) / chunk_bytes,
                            (uint64_t{1} << 32) / chunk_units_ - 1)) {
@@ -128,14 +129,25 @@ Status RowRegion::AllocateMany(const size_t* row_bytes, size_t n, RowRef* refs, 
   return s;
 }
 
+void RowRegion::GrowChunks() { first_chunk_units_ = kMinChunkBytes >> unit_shift_; }
+
+uint64_t RowRegion::NextChunkUnits(uint64_t need) const {
+  if (first_chunk_units_ >= chunk_units_) return chunk_units_;
+  // relaxed: a size to choose, nothing to order.
+  const uint64_t held = chunk_memory_.load(std::memory_order_relaxed) >> unit_shift_;
+  const uint64_t grown = std::bit_floor(std::max(held / kChunkGrowth, first_chunk_units_));
+  return std::clamp(grown, need, chunk_units_);
+}
+
 Status RowRegion::Bump(uint64_t units, uint64_t* start) {
-  // A new chunk is a table slot's whole chunk; the rest of the old one stays
-  // unused (never touched, so its pages are not made resident).
+  // A new chunk starts a table slot; the rest of the old one stays unused
+  // (never touched, so its pages are not made resident).
   return chunks_.Carve(
       units,
-      [this](uint64_t, uint64_t* chunk, uint64_t* chunk_units) {
-        Status s = Grab(chunk_units_ << unit_shift_, chunk);
-        if (s.ok()) *chunk_units = chunk_units_;
+      [this](uint64_t need, uint64_t* chunk, uint64_t* chunk_units) {
+        const uint64_t take = NextChunkUnits(need);
+        Status s = Grab(take << unit_shift_, chunk);
+        if (s.ok()) *chunk_units = take;
         return s;
       },
       start);

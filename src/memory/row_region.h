@@ -5,7 +5,10 @@
 //
 //   chunks:  memory taken from the rep's Allocator (RocksDB's memtable arena,
 //            so RocksDB and its WriteBufferManager count it as they count
-//            the skip list's nodes), chunk_bytes at a time
+//            the skip list's nodes), chunk_bytes at a time; or, once
+//            GrowChunks was called (the reps do), 1 KiB at first, then 1/128
+//            of what the region holds, up to chunk_bytes, so that a memtable
+//            of a few rows holds about what a skip list's would
 //   table:   [ 0 ][ base1 ][ base2 ] ...  chunk index -> chunk memory
 //   ref r:   chunk index (high bits) | offset in units of 8 or 4 bytes (low bits);
 //            node = table[r >> shift] + (r & mask) * unit; chunk 0 is never
@@ -65,13 +68,16 @@ class RowRegion {
   // up to 4 bytes of padding a row).
   static constexpr size_t kUnit = 8;
   static constexpr uint64_t kMaxBytes = (uint64_t{1} << 32) * kUnit;  // 32 GiB
+  // The first chunks' memory, and the share of what the region holds that
+  // later ones take (up to chunk_bytes).
+  static constexpr uint64_t kMinChunkBytes = 1024;
+  static constexpr uint64_t kChunkGrowth = 128;
   static constexpr uint64_t MaxBytes(size_t unit) { return (uint64_t{1} << 32) * unit; }
 
-  // chunk_bytes: what a shard takes at a time, a power of two of at least
-  // 4 KiB. header_bytes: the rep's header in front of each row (a multiple
-  // of 4). max_bytes: the address space this region hands out (tests set
-  // less; at most MaxBytes(unit)). unit: 8 or 4 bytes. REQUIRES: Init()
-  // before any other call.
+  // chunk_bytes: the most a shard takes at a time (and the address space of
+  // a chunk's slot), a power of two of at least 4 KiB. header_bytes: the rep's header in front of
+  // each row (a multiple of 4). max_bytes: the address space this region hands out (tests set less;
+  // at most MaxBytes(unit)). unit: 8 or 4 bytes. REQUIRES: Init() before any other call.
   RowRegion(Allocator* allocator, size_t chunk_bytes, size_t header_bytes,
             uint64_t max_bytes = kMaxBytes, size_t unit = kUnit);
   ~RowRegion();
@@ -80,6 +86,9 @@ class RowRegion {
 
   // Maps the chunk table: OutOfMemory if the address space cannot be had.
   Status Init();
+  // Chunks start at kMinChunkBytes and grow with the region (see above).
+  // REQUIRES: before the first Allocate.
+  void GrowChunks();
 
   // A node for a row of `row_bytes`: header_bytes + row_bytes bytes aligned
   // to the unit, never moved or freed before the allocator's memory is.
@@ -114,6 +123,8 @@ class RowRegion {
  private:
   // Takes a chunk slot with `bytes` of memory; the ref of its start in *ref.
   Status Grab(size_t bytes, uint64_t* ref);
+  // The units of the next chunk a thread takes, for an allocation of `need`.
+  uint64_t NextChunkUnits(uint64_t need) const;
   // Reserves `units` consecutive units in the calling thread's chunk if they
   // fit, else at the start of a new chunk. REQUIRES: units <= chunk_units_.
   Status Bump(uint64_t units, uint64_t* start);
@@ -129,7 +140,8 @@ class RowRegion {
   const uint32_t unit_shift_;  // log2(unit)
   const uint32_t shift_;       // log2(chunk_units_)
   const uint64_t chunk_units_;
-  const uint64_t mask_;  // chunk_units_ - 1
+  const uint64_t mask_;         // chunk_units_ - 1
+  uint64_t first_chunk_units_;  // chunk_units_ unless GrowChunks
   const uint64_t max_chunks_;
   char** table_ = nullptr;  // max_chunks_ slots, a fresh anonymous mapping
   ThreadChunks chunks_;

@@ -251,10 +251,18 @@ Status RepSpec::CheckComparator(const UserKeyComparator* comparator) const {
   if (order.kind() != format::KeyOrder::Kind::kCustom) return Status::OK();
   switch (traits().comparators) {
     case RepTraits::Comparators::kAny:
+      return Status::OK();
     case RepTraits::Comparators::kByteEquality:
       // A hash index also needs keys to compare equal only when their bytes
-      // are equal; that cannot be checked, and is documented.
-      return Status::OK();
+      // are equal, which the comparator says (UserKeyComparator).
+      if (comparator->EqualOnlyWhenBytesEqual()) return Status::OK();
+      return Status::InvalidArgument(
+          name() +
+          " finds keys by a hash of their bytes, so it serves comparators under which "
+          "only byte-equal keys are equal, and " +
+          comparator->Name() +
+          " says keys of other bytes may be equal (or carry a timestamp); use a rep whose "
+          "traits allow any comparator");
     case RepTraits::Comparators::kBytewise:
       return Status::InvalidArgument(
           name() +

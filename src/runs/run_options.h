@@ -23,6 +23,19 @@ uint64_t WriteBufferSizeFor(const Options& options, const RepContext& context) {
   return Options::kDefaultWriteBufferSize;
 }
 
+// The memtable size a rep knows it is sized for: the option if set, else the
+// context's; 0 if neither says (RocksDB's face: reps then grow their indexes
+// from small).
+template <typename Options>
+uint64_t KnownWriteBufferSize(const Options& options, const RepContext& context) {
+  if (options.write_buffer_size != 0) return options.write_buffer_size;
+  if (context.write_buffer_size != 0) {
+    return std::clamp(context.write_buffer_size, Options::kMinWriteBufferSize,
+                      Options::kMaxWriteBufferSize);
+  }
+  return 0;
+}
+
 // The RunIndex options a rep's options ask for; the rep sets the rest.
 template <typename Options>
 RunIndexOptions RunIndexOptionsOf(const Options& options) {

@@ -1,327 +1,178 @@
-// HashIndex: an array of buckets, each the head of a lock-free singly
-// linked chain of nodes, and a filter of the user keys that chain holds.
+// HashIndex: the sorted hash rep's point index, a growing set of HashTables
+// (concurrency/generations.h), so that an empty memtable holds a few hundred
+// bytes of buckets and a full one about a bucket per kBytesPerBucket bytes
+// of rows, whatever RocksDB told the rep of its size.
 //
-//   bucket (8 bytes) = [ head: RowRef (4) | filter: 32 bits (4) ]
-//   chain:   head -> [ K3 s9 ] -> [ K1 s7 -> K1 s4 ] -> [ K2 s5 ] -> 0
-//            groups: a user key's versions together, newest first; a new
-//            key's group goes to the head. Links are RowRefs into the rep's
-//            RowRegion.
-//   filter:  two bits per user key linked, chosen by hash bits the bucket's
-//            position does not use.
+//   tables:  T0 (64 buckets) ... Tn-1 (the newest, kGrowth times the one
+//            before, at most max_buckets)
+//   a key:   its versions in one group of one table: the table a writer
+//            found the key's group in, else (a new key) the newest
 //
-// What the layout buys: an insert of a key the filter has never seen links
-// at the head with one CAS and reads no node (a fill of new keys costs the
-// bucket's cache line alone); a lookup of such a key reads the bucket alone.
-// A key that may be present is looked for by walking the chain, comparing
-// user keys for equality.
+// Insert looks for the key's group in the newest table, then in the older
+// ones (their filters rule most keys out in one load each), and links the
+// version there; a new key's group goes to the newest table. A lookup
+// searches the tables newest first and stops at the first group it finds:
+// every version of the key is in it, unless two writers linked the same new
+// key into two tables at once, around a growth. Then the writer that linked
+// into the older table marks the key's bucket in every newer one (the split
+// bit), before its insert returns, and a lookup that finds the bit merges
+// the key's groups of every table by sequence.
 //
-// The bucket count is any number (a key's bucket is the low 32 bits of its
-// hash times the count, high half), so the array is sized to the write buffer
-// exactly rather than to the next power of two. The array is taken from the
-// rep's Allocator (RocksDB's memtable arena in the RocksDB face), so that
-// RocksDB's memory accounting, and a WriteBufferManager, count it; an array
-// above kMaxArenaBytes is mapped instead (see Init).
-//
-// Thread safety: Insert may run from many threads at once; Find and
-// NextVersion run concurrently with them and take no lock.
-// Invariants:
-//  1. Nodes are never removed, so a node's successor only changes by a new
-//     node being linked directly after it.
-//  2. Groups: every node of a user key lies in one contiguous run of the
-//     chain (its group), in descending sequence order. A new group is only
-//     ever linked at the head, by a CAS from the head its writer scanned
-//     from; a version only inside its group, between a newer and an older
-//     version (or the group's first node and whatever precedes it), checked
-//     by the CAS that links it.
-//  3. A node's fields are complete before the release CAS that links it;
-//     readers follow links with acquire loads, so they see complete nodes.
-//  4. Filter bits are only ever set, by an acq_rel fetch_or that each
-//     writer makes before its CAS, after loading the head it scans from. So
-//     a writer whose fetch_or finds its key's bits unset knows that no node
-//     of the key is reachable from that head (the node's own fetch_or would
-//     have come first), and scans nothing there; a node linked meanwhile is
-//     at the head, and a failed CAS makes the writer scan the nodes above
-//     the head it saw.
-//  5. A reader to which an insert happened before (it returned before the
-//     read began) sees the insert's bits: a filter that lacks a key's bits
-//     proves the key absent, and the reader reads no node.
-// Cost: an insert of a new key, one cache line (plus a chain walk where the
-// filter cannot tell: about 1 in 250 with one other key in the bucket, 1 in
-// 30 with three); of a new version, the nodes before its group. A lookup
-// walks the groups before its key's (the chain's newer keys); of an absent
-// key, one cache line but for the same false positives.
+// Thread safety: Insert from many threads at once; lookups concurrently
+// with them, taking no lock. Grow from any writer (one at a time; the
+// others go on inserting into the tables there are).
+// Invariants (the tables' own are HashTable's):
+//  6. Writer W links a new group for key K into table t only after looking
+//     for K's group in every table it saw (count_ loaded seq_cst, the
+//     tables' filters and heads seq_cst), then loads count_ again (seq_cst)
+//     and marks K's bucket in every table above t. If another writer V
+//     linked K's group into a newer table u without seeing W's, V's look at
+//     table t came before W's link in the seq_cst order; V's load of count_
+//     saw u, and came before that look; so W's second load sees u too, and
+//     W marks u. A lookup that starts after W's insert returned sees the mark.
+//  7. A version is linked into a group only (never a new group) when the
+//     writer found the group: that creates no second group.
 #pragma once
 
-#include <sys/mman.h>
-
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
-#include <cstring>
-#include <string>
 #include <string_view>
 
-#include "format/coding.h"
-#include "format/key_order.h"
-#include "memrep/entry.h"
-#include "memrep/rep.h"
-#include "memrep/status.h"
-#include "sorted_hash/node.h"
-#include "util/assert.h"
-#include "util/hash64.h"
+#include "concurrency/generations.h"
+#include "sorted_hash/hash_table.h"
 
 namespace memrep::sorted_hash {
 
 class HashIndex {
  public:
-  struct Bucket {
-    std::atomic<RowRef> head;
-    std::atomic<uint32_t> filter;
-  };
-  static_assert(sizeof(Bucket) == 8, "a bucket is a 4-byte link and a 32-bit filter");
+  static constexpr int kMaxTables = 12;
+  static constexpr uint64_t kFirstBuckets = 64;  // 512 bytes
+  static constexpr uint64_t kGrowth = 8;
 
-  // REQUIRES: 0 < bucket_count <= 2^32; Init() before any other call.
-  HashIndex(uint64_t bucket_count, const RowRegion* region)
-      : count_(bucket_count), region_(*region) {
-    MEMREP_ASSERT(bucket_count > 0 && bucket_count <= (uint64_t{1} << 32));
-  }
+  // first_buckets: the first table's count; max_buckets: the most a table
+  // has (the tables grow by kGrowth up to it); bytes_per_bucket: the rows a
+  // bucket is for (a table is outgrown once the rows exceed its buckets
+  // times it). REQUIRES: 0 < first_buckets <= max_buckets <= 2^32.
+  HashIndex(const RowRegion* region, uint64_t first_buckets, uint64_t max_buckets,
+            uint64_t bytes_per_bucket)
+      : region_(*region),
+        first_buckets_(first_buckets),
+        max_buckets_(max_buckets),
+        bytes_per_bucket_(bytes_per_bucket) {}
   HashIndex(const HashIndex&) = delete;
   HashIndex& operator=(const HashIndex&) = delete;
 
-  // Takes the buckets from `allocator` and zeroes them, or, above
-  // kMaxArenaBytes, maps them (fresh zero pages, touched as buckets are
-  // used: a huge bucket_count costs address space, not memory, until used).
-  // OutOfMemory if neither has the memory.
-  Status Init(Allocator* allocator) {
-    char* p = nullptr;
-    if (bytes() <= kMaxArenaBytes) {
-      p = allocator->AllocateAligned(bytes());
-      // No huge-page advice: where the kernel compacts memory to serve it, a
-      // memtable's creation (on RocksDB's write path) stalled for tens of
-      // milliseconds; the array of a 256 MiB memtable (4 MiB) is within the
-      // TLB's reach of 4 KiB pages anyway.
-      if (p != nullptr) std::memset(p, 0, bytes());
-    } else {
-      void* m =
-          ::mmap(nullptr, bytes(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-      if (m != MAP_FAILED) {
-        p = static_cast<char*>(m);
-        mapped_ = true;
-      }
-    }
-    if (p == nullptr) {
-      return Status::OutOfMemory("could not allocate the hash index's " + std::to_string(bytes()) +
-                                 " bytes of buckets; use a smaller bucket_count or "
-                                 "write_buffer_size");
-    }
-    buckets_ = reinterpret_cast<Bucket*>(p);  // zero: no chain, no filter bit
-    return Status::OK();
-  }
-  ~HashIndex() {
-    if (mapped_) ::munmap(buckets_, bytes());
+  // The first table, from `allocator`, which later tables come from too.
+  // OutOfMemory if it cannot be had.
+  Status Init(Allocator* allocator);
+
+  // Links `node` (whose reference is `ref`; its user key hashes to `hash`).
+  // Returns false, linking nothing, if a node of the same user key and
+  // sequence is present.
+  bool Insert(const format::KeyOrder& order, Node* node, RowRef ref, uint64_t hash);
+  // Insert by a writer that loaded count_ as `tables` (Insert passes what it
+  // loads; a test passes fewer than there are, as a writer delayed across a
+  // growth would see). REQUIRES: 0 < tables <= NumTables().
+  bool InsertSeeing(const format::KeyOrder& order, Node* node, RowRef ref, uint64_t hash,
+                    int tables);
+
+  // Calls fn(node) on the versions of internal_key's user key whose sequence
+  // is at most internal_key's, newest first, until fn returns false.
+  template <typename Fn>
+  void ForEachVersion(const format::KeyOrder& order, std::string_view internal_key, uint64_t hash,
+                      Fn&& fn) const;
+  // Whether a node of internal_key's user key and sequence is present.
+  bool Contains(const format::KeyOrder& order, std::string_view internal_key) const;
+
+  // Adds a table if the rows (`row_bytes`, what the rep's region holds) have
+  // outgrown the newest. Cheap when they have not: one relaxed load.
+  void MaybeGrow(size_t row_bytes) {
+    // relaxed: a hint; Grow checks again.
+    if (row_bytes > grow_at_.load(std::memory_order_relaxed)) Grow(row_bytes);
   }
 
-  // Bucket arrays up to this size come from the Allocator (so RocksDB's
-  // accounting and a WriteBufferManager see them): write buffers up to
-  // 4 GiB with the automatic count.
-  static constexpr size_t kMaxArenaBytes = size_t{64} << 20;
-  // The bucket array's bytes when it is mapped rather than the Allocator's
-  // (the rep's MemoryUsage charges them), else 0.
-  size_t MappedBytes() const { return mapped_ ? bytes() : 0; }
-  uint64_t bucket_count() const { return count_; }
-  size_t bytes() const { return count_ * sizeof(Bucket); }
-
-  // Links `node` (whose reference is `ref`) into its chain. Returns false,
-  // linking nothing, if a node with the same user key and sequence is present.
-  bool Insert(const format::KeyOrder& order, Node* node, RowRef ref) {
-    uint64_t tag;
-    const std::string_view user_key = format::RowUserKey(node->row(), &tag);
-    return Link(order, node, ref, user_key, tag, util::Hash(user_key));
-  }
-  // The same, given the hash of the node's user key.
-  bool Insert(const format::KeyOrder& order, Node* node, RowRef ref, uint64_t hash) {
-    uint64_t tag;
-    const std::string_view user_key = format::RowUserKey(node->row(), &tag);
-    return Link(order, node, ref, user_key, tag, hash);
-  }
-  // The newest version of internal_key's user key whose sequence is at most
-  // internal_key's (the first node of the key's group at or after it in
-  // internal-key order), or nullptr.
-  const Node* Find(const format::KeyOrder& order, std::string_view internal_key) const {
-    return Find(order, internal_key, HashOf(internal_key));
-  }
-  // The same, given HashOf(internal_key).
-  const Node* Find(const format::KeyOrder& order, std::string_view internal_key,
-                   uint64_t hash) const {
-    const Bucket& bucket = BucketOf(hash);
-    // relaxed: invariant 5 needs no more (the bits carry no data; the head's
-    // acquire load below orders the nodes).
-    const uint32_t bits = FilterBits(hash);
-    if ((bucket.filter.load(std::memory_order_relaxed) & bits) != bits) return nullptr;
-    const std::string_view user_key = internal_key.substr(0, internal_key.size() - 8);
-    const uint64_t seq = TagSequence(format::DecodeFixed64(internal_key.data() + user_key.size()));
-    const Node* node = NodeAt(region_, bucket.head.load(std::memory_order_acquire));
-    uint64_t tag = 0;
-    while (node != nullptr && !SameKey(order, format::RowUserKey(node->row(), &tag), user_key)) {
-      node = Next(node);
-    }
-    // In the group: skip the versions newer than the lookup's sequence.
-    while (node != nullptr && TagSequence(tag) > seq) {
-      node = NextVersion(order, node, user_key, &tag);
-    }
-    return node;
-  }
-  // The next older version of `user_key` after `node` (one of its versions),
-  // or nullptr at the group's end. *tag: the version's tag.
-  const Node* NextVersion(const format::KeyOrder& order, const Node* node,
-                          std::string_view user_key, uint64_t* tag) const {
-    const Node* next = Next(node);
-    if (next == nullptr || !SameKey(order, format::RowUserKey(next->row(), tag), user_key)) {
-      return nullptr;
-    }
-    return next;
-  }
-
-  // For a batch of lookups (MultiGet), which overlaps their cache misses:
-  // the hash of an internal key's user key; a prefetch of its bucket; once
-  // that has arrived, a prefetch of the chain's first node where the filter
-  // does not rule the key out. Prefetches only read and never fault.
   static uint64_t HashOf(std::string_view internal_key) {
     return util::Hash(internal_key.substr(0, internal_key.size() - 8));
   }
-  void PrefetchBucket(uint64_t hash) const { __builtin_prefetch(&BucketOf(hash)); }
-  void PrefetchHead(uint64_t hash) const {
-    const Bucket& bucket = BucketOf(hash);
-    const uint32_t bits = FilterBits(hash);
-    if ((bucket.filter.load(std::memory_order_relaxed) & bits) != bits) return;
-    const Node* node = NodeAt(region_, bucket.head.load(std::memory_order_acquire));
-    if (node != nullptr) __builtin_prefetch(node);
-  }
+  // For MultiGet: prefetches of the key's bucket, then of its chain's first
+  // node, in the newest table (where most keys are).
+  void PrefetchBucket(uint64_t hash) const { tables_.newest().PrefetchBucket(hash); }
+  void PrefetchHead(uint64_t hash) const { tables_.newest().PrefetchHead(hash); }
+
+  int NumTables() const { return tables_.count(); }
+  // The buckets' bytes, of every table.
+  size_t bytes() const;
+  // The bytes of the tables mapped rather than taken from the Allocator
+  // (the rep's MemoryUsage charges them).
+  size_t MappedBytes() const;
 
  private:
-  const Node* Next(const Node* node) const {
-    return NodeAt(region_, node->bucket_next.load(std::memory_order_acquire));
-  }
-  // User-key equality: bytes for memrep's own orders; the comparator for a
-  // custom one (whose equal keys hash alike: the rep hashes bytes, so it
-  // requires a comparator under which only equal bytes compare equal).
-  static bool SameKey(const format::KeyOrder& order, std::string_view a, std::string_view b) {
-    return order.kind() == format::KeyOrder::Kind::kCustom ? order.CompareUserKeys(a, b) == 0
-                                                           : a == b;
-  }
-  // The first node of user_key's group among the nodes from `from` down to
-  // `stop` (exclusive), and the node before it (nullptr: none); nullptr if
-  // the key has no node there.
-  Node* FindGroup(const format::KeyOrder& order, RowRef from, RowRef stop,
-                  std::string_view user_key, Node** before) const {
-    Node* prev = nullptr;
-    for (RowRef r = from; r != stop && r != 0;) {
-      Node* n = NodeAt(region_, r);
-      uint64_t tag;
-      if (SameKey(order, format::RowUserKey(n->row(), &tag), user_key)) {
-        *before = prev;
-        return n;
-      }
-      prev = n;
-      r = n->bucket_next.load(std::memory_order_acquire);  // invariant 3
-    }
-    return nullptr;
-  }
+  void Grow(size_t row_bytes);
+  // Whether a table below `tables` other than `found` holds a version of
+  // user_key at `seq` (a split key's duplicate).
+  bool InAnotherGroup(const format::KeyOrder& order, int tables, std::string_view user_key,
+                      uint64_t seq, uint64_t hash, int found) const;
+  // ForEachVersion over every table's group of the key, merged by sequence.
+  template <typename Fn>
+  void MergeVersions(const format::KeyOrder& order, std::string_view user_key, uint64_t seq,
+                     uint64_t hash, int tables, Fn& fn) const;
 
-  // Insert's work, with the node's user key, tag and hash already known.
-  bool Link(const format::KeyOrder& order, Node* node, RowRef ref, std::string_view user_key,
-            uint64_t tag, uint64_t hash) {
-    Bucket& bucket = BucketOf(hash);
-    const uint32_t bits = FilterBits(hash);
-    // acquire: pairs with the release CAS that published the head.
-    RowRef head = bucket.head.load(std::memory_order_acquire);
-    // Invariant 4: the head first, then the bits. A bucket whose bits are
-    // set already (most often by this key's older versions) is not written:
-    // the whole chain is scanned, so the plain load needs no ordering.
-    // Otherwise the fetch_or is acq_rel: the head's load stays before it,
-    // the scan and CAS after it, and a writer that finds these bits set
-    // happens after this one's fetch_or.
-    uint32_t before_bits = bucket.filter.load(std::memory_order_relaxed);
-    if ((before_bits & bits) != bits) {
-      before_bits = bucket.filter.fetch_or(bits, std::memory_order_acq_rel);
-    }
-    // The nodes from `head` down to `stop` may hold the key: all of them,
-    // unless the bits were unset (then none).
-    RowRef stop = (before_bits & bits) == bits ? 0 : head;
-    for (;;) {
-      Node* prev = nullptr;
-      Node* group = FindGroup(order, head, stop, user_key, &prev);
-      if (group == nullptr) {
-        // A new group, at the head.
-        // relaxed: node is not yet visible; the CAS below releases it.
-        node->bucket_next.store(head, std::memory_order_relaxed);
-        // release: publishes the node's entry and bucket_next (invariant 3).
-        RowRef seen = head;
-        if (bucket.head.compare_exchange_strong(seen, ref, std::memory_order_release,
-                                                std::memory_order_acquire)) {
-          return true;
-        }
-        // Nodes were linked at the head meanwhile: look at them (invariant 4).
-        stop = head;
-        head = seen;
-        continue;
-      }
-      return LinkVersion(order, bucket, node, ref, user_key, tag, prev);
-    }
-  }
-
-  // Links `node` (of user_key, with tag) into the key's group, found after
-  // `prev` (nullptr: at the head), in sequence order; false, linking
-  // nothing, if the group has a version of its sequence.
-  bool LinkVersion(const format::KeyOrder& order, Bucket& bucket, Node* node, RowRef ref,
-                   std::string_view user_key, uint64_t tag, Node* prev) {
-    const uint64_t seq = TagSequence(tag);
-    std::atomic<RowRef>* link = prev == nullptr ? &bucket.head : &prev->bucket_next;
-    // Whether `link` is a version's of the key (else it precedes the group).
-    bool in_group = false;
-    // acquire: pairs with the release CAS that published `next`.
-    RowRef next = link->load(std::memory_order_acquire);
-    for (;;) {
-      for (Node* n = NodeAt(region_, next); n != nullptr; n = NodeAt(region_, next)) {
-        uint64_t n_tag;
-        const bool same = SameKey(order, format::RowUserKey(n->row(), &n_tag), user_key);
-        if (same) {
-          const uint64_t n_seq = TagSequence(n_tag);
-          if (n_seq == seq) return false;
-          if (n_seq < seq) break;
-        } else if (in_group) {
-          break;  // past the group's oldest version
-        }
-        // A newer version; or, before the group, a new group at the head or
-        // a version of the preceding key linked after prev (invariant 2):
-        // step over it.
-        link = &n->bucket_next;
-        in_group = same;
-        next = link->load(std::memory_order_acquire);
-      }
-      // relaxed: node is not yet visible; the CAS below releases it.
-      node->bucket_next.store(next, std::memory_order_relaxed);
-      // release: publishes the node (invariant 3). On failure a node was
-      // linked after the same link, and `next` is it: look again from there
-      // (invariant 1).
-      if (link->compare_exchange_strong(next, ref, std::memory_order_release,
-                                        std::memory_order_acquire)) {
-        return true;
-      }
-    }
-  }
-
-  // A key's bucket: the low 32 bits of its hash scaled to the count (so
-  // any count spreads keys evenly).
-  Bucket& BucketOf(uint64_t hash) const { return buckets_[((hash & 0xffffffffu) * count_) >> 32]; }
-  // A key's two filter bits, from hash bits BucketOf does not use.
-  static uint32_t FilterBits(uint64_t hash) {
-    return (uint32_t{1} << ((hash >> 32) & 31)) | (uint32_t{1} << ((hash >> 40) & 31));
-  }
-
-  const uint64_t count_;
   const RowRegion& region_;
-  Bucket* buckets_ = nullptr;  // in the allocator's memory, or mapped
-  bool mapped_ = false;
+  const uint64_t first_buckets_, max_buckets_, bytes_per_bucket_;
+  Allocator* allocator_ = nullptr;
+  concurrency::Generations<HashTable, kMaxTables> tables_;
+  // The rows above which the newest table is outgrown (~0: never).
+  std::atomic<uint64_t> grow_at_{~uint64_t{0}};
 };
+
+template <typename Fn>
+void HashIndex::ForEachVersion(const format::KeyOrder& order, std::string_view internal_key,
+                               uint64_t hash, Fn&& fn) const {
+  const std::string_view user_key = internal_key.substr(0, internal_key.size() - 8);
+  const uint64_t seq = TagSequence(format::DecodeFixed64(internal_key.data() + user_key.size()));
+  const int n = tables_.count();
+  for (int i = n - 1; i >= 0; --i) {
+    const HashTable& table = tables_.table(i);
+    uint32_t filter;
+    const Node* group = table.FindGroup(order, user_key, hash, std::memory_order_acquire, &filter);
+    if (group == nullptr) continue;
+    if ((filter & HashTable::kSplitBit) != 0 && i > 0) {
+      MergeVersions(order, user_key, seq, hash, i + 1, fn);
+      return;
+    }
+    uint64_t tag;
+    for (const Node* node = table.SkipNewer(order, group, user_key, seq, &tag); node != nullptr;
+         node = table.NextVersion(order, node, user_key, &tag)) {
+      if (!fn(node)) return;
+    }
+    return;
+  }
+}
+
+template <typename Fn>
+void HashIndex::MergeVersions(const format::KeyOrder& order, std::string_view user_key,
+                              uint64_t seq, uint64_t hash, int tables, Fn& fn) const {
+  // One cursor per table holding a group of the key: its next version.
+  const Node* at[kMaxTables];
+  uint64_t tags[kMaxTables];
+  for (int i = 0; i < tables; ++i) {
+    uint32_t filter;
+    const Node* group =
+        tables_.table(i).FindGroup(order, user_key, hash, std::memory_order_acquire, &filter);
+    at[i] = group == nullptr ? nullptr
+                             : tables_.table(i).SkipNewer(order, group, user_key, seq, &tags[i]);
+  }
+  for (;;) {
+    int best = -1;
+    for (int i = 0; i < tables; ++i) {
+      if (at[i] != nullptr && (best < 0 || TagSequence(tags[i]) > TagSequence(tags[best]))) {
+        best = i;
+      }
+    }
+    if (best < 0 || !fn(at[best])) return;
+    at[best] = tables_.table(best).NextVersion(order, at[best], user_key, &tags[best]);
+  }
+}
 
 }  // namespace memrep::sorted_hash

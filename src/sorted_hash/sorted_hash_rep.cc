@@ -21,12 +21,30 @@ uint64_t EffectiveBucketCount(const SortedHashOptions& options, uint64_t write_b
   return std::min(wanted, SortedHashOptions::kMaxBucketCount);
 }
 
+namespace {
+
+// The largest table the index grows to: bucket_count if given.
+uint64_t MaxBuckets(const SortedHashOptions& options) {
+  return options.bucket_count != 0 ? options.bucket_count : SortedHashOptions::kMaxBucketCount;
+}
+
+// The first table: sized for the memtable where its size is known (the
+// standalone face, or the write_buffer_size option), else as small as the
+// smallest memtable needs (RocksDB's face: RocksDB does not say, HashIndex).
+uint64_t FirstBuckets(const SortedHashOptions& options, uint64_t known_write_buffer_size) {
+  if (known_write_buffer_size != 0) return EffectiveBucketCount(options, known_write_buffer_size);
+  return std::min(HashIndex::kFirstBuckets, MaxBuckets(options));
+}
+
+}  // namespace
+
 SortedHashRep::SortedHashRep(const SortedHashOptions& options, const RepContext& context,
                              uint64_t write_buffer_size, uint64_t region_bytes)
     : order_(context.comparator),
       region_(context.allocator, RowRegion::ChunkBytesFor(write_buffer_size), sizeof(Node),
               region_bytes),
-      index_(EffectiveBucketCount(options, write_buffer_size), &region_),
+      index_(&region_, FirstBuckets(options, runs::KnownWriteBufferSize(options, context)),
+             MaxBuckets(options), SortedHashOptions::kWriteBufferBytesPerBucket),
       runs_(std::make_shared<runs::RunIndex>(runs::RunIndexOptionsOf(options), order_, region_,
                                              context.background != nullptr
                                                  ? *context.background
@@ -41,6 +59,7 @@ Status SortedHashRep::Make(const SortedHashOptions& options, const RepContext& c
   } catch (const std::bad_alloc&) {
     return Status::OutOfMemory("could not allocate a sorted hash rep");
   }
+  rep->region_.GrowChunks();
   Status s = rep->region_.Init();
   if (s.ok()) s = rep->index_.Init(context.allocator);
   if (!s.ok()) return s;
@@ -64,19 +83,20 @@ Status SortedHashRep::Allocate(size_t len, KeyHandle* handle, char** row) {
 
 bool SortedHashRep::InsertRow(KeyHandle handle, bool exclusive) {
   const auto ref = static_cast<RowRef>(reinterpret_cast<uintptr_t>(handle));
-  if (!index_.Insert(order_, NodeAt(region_, ref), ref)) return false;
+  Node* node = NodeAt(region_, ref);
+  uint64_t tag;
+  if (!index_.Insert(order_, node, ref, util::Hash(format::RowUserKey(node->row(), &tag)))) {
+    return false;
+  }
   runs_->Push(ref, exclusive);
+  index_.MaybeGrow(region_.ChunkBytes());
   return true;
 }
 
 void SortedHashRep::GetRows(std::string_view internal_key, void* arg, RowCallback callback) const {
   // The key's versions alone: the chain's other keys are in no order.
-  const std::string_view user_key = internal_key.substr(0, internal_key.size() - 8);
-  uint64_t tag;
-  for (const Node* node = index_.Find(order_, internal_key); node != nullptr;
-       node = index_.NextVersion(order_, node, user_key, &tag)) {
-    if (!callback(arg, node->row())) return;
-  }
+  index_.ForEachVersion(order_, internal_key, HashIndex::HashOf(internal_key),
+                        [&](const Node* node) { return callback(arg, node->row()); });
 }
 
 void SortedHashRep::MultiGet(std::span<const std::string_view> internal_keys, void* arg,
@@ -97,12 +117,9 @@ void SortedHashRep::MultiGet(std::span<const std::string_view> internal_keys, vo
       index_.PrefetchBucket(hashes[i % kAhead]);
     }
     if (i + kAhead / 2 < n) index_.PrefetchHead(hashes[(i + kAhead / 2) % kAhead]);
-    const std::string_view user_key = internal_keys[i].substr(0, internal_keys[i].size() - 8);
-    uint64_t tag;
-    for (const Node* node = index_.Find(order_, internal_keys[i], hash); node != nullptr;
-         node = index_.NextVersion(order_, node, user_key, &tag)) {
-      if (!callback(arg, i, DecodeRow(node->row()))) break;
-    }
+    index_.ForEachVersion(order_, internal_keys[i], hash, [&](const Node* node) {
+      return callback(arg, i, DecodeRow(node->row()));
+    });
   }
 }
 
@@ -138,14 +155,14 @@ Status SortedHashRep::AddBatch(std::span<const EntryView> entries, bool concurre
       if (stored > 0) node->list_next = refs[stored - 1];
     }
     if (stored > 0) runs_->PushChain(refs[stored - 1], refs[0], stored, /*exclusive=*/!concurrent);
+    index_.MaybeGrow(region_.ChunkBytes());
     if (stored < chunk.size()) return rep::BatchRecordStatus(first + stored, s);
   }
   return Status::OK();
 }
 
 bool SortedHashRep::Contains(std::string_view internal_key) const {
-  const Node* node = index_.Find(order_, internal_key);
-  return node != nullptr && order_.CompareRowToKey(node->row(), internal_key) == 0;
+  return index_.Contains(order_, internal_key);
 }
 
 std::unique_ptr<RepIterator> SortedHashRep::NewIterator() const {
@@ -154,7 +171,8 @@ std::unique_ptr<RepIterator> SortedHashRep::NewIterator() const {
 
 size_t SortedHashRep::MemoryUsage() const {
   // Nodes and buckets are taken from the Allocator, which counts them (a
-  // bucket array too big for it is mapped, and charged here); the region's
+  // bucket array too big for it is mapped, and charged here), buckets as the
+  // index grows (HashIndex); the region's
   // chunk table is charged as it grows, the runs as they are built
   // (RunIndex::ChargedBytes).
   return region_.TableBytes() + index_.MappedBytes() + runs_->ChargedBytes();

@@ -58,11 +58,14 @@ class SortedHashRep final : public Rep {
 
   // For tests and benchmarks: the number of sorted runs now, the bytes they
   // hold (MemoryUsage charges the most the published ones have held), the
-  // bytes of node chunks and of buckets taken from the Allocator.
+  // bytes of node chunks and of buckets taken from the Allocator, and the
+  // index's tables.
   size_t NumRuns() const { return runs_->NumRuns(); }
   size_t RunBytes() const { return runs_->RunBytes(); }
   size_t NodeBytes() const { return region_.ChunkBytes(); }
+  size_t ChunkTableBytes() const { return region_.TableBytes(); }
   size_t BucketBytes() const { return index_.bytes(); }
+  int NumIndexTables() const { return index_.NumTables(); }
 
  private:
   bool InsertRow(KeyHandle handle, bool exclusive);
@@ -75,8 +78,9 @@ class SortedHashRep final : public Rep {
   std::shared_ptr<runs::RunIndex> runs_;  // shared with background tasks
 };
 
-// The bucket count a rep of these options uses for a memtable of
-// write_buffer_size bytes.
+// The bucket count a rep of these options starts with for a memtable known
+// to hold write_buffer_size bytes (its index grows from there as the rows
+// outgrow it; with the size unknown it starts from HashIndex::kFirstBuckets).
 uint64_t EffectiveBucketCount(const SortedHashOptions& options, uint64_t write_buffer_size);
 
 }  // namespace memrep::sorted_hash

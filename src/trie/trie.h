@@ -297,6 +297,9 @@ class Trie {
   void CountEntry();
 
   memory::VmRegion* const region_;
+  // The size of the next chunk a thread takes, for an allocation of `need` bytes.
+  uint64_t NextChunkBytes(uint64_t need) const;
+  static constexpr uint64_t kMinChunkBytes = 1024;
   const uint64_t chunk_bytes_;
   std::atomic<bool> exhausted_{false};  // the region refused a chunk for rows
   const Mode mode_;

@@ -1,6 +1,8 @@
 // The trie's memory: writers' chunks for nodes, rows, leaves and versions,
 // refilled from the blocks the Protocol hands back (trie.h, protocol.h;
 // docs/trie.md, Layout and Reclamation).
+#include <algorithm>
+#include <bit>
 #include <cstring>
 
 #include "trie/trie.h"
@@ -48,13 +50,14 @@ Status Trie::Bump(uint64_t bytes, bool from_reserve, Ref* ref) {
           return Status::OK();
         }
         uint64_t at = 0;
-        Status taken = region_->Bump(chunk_bytes_, limit_, &at);
+        const uint64_t take = NextChunkBytes(need * kUnit);
+        Status taken = region_->Bump(take, limit_, &at);
         if (!taken.ok()) {
           if (taken.IsFull()) exhausted_.store(true, std::memory_order_relaxed);
           return taken;
         }
         *chunk = at / kUnit;
-        *chunk_units = chunk_bytes_ / kUnit;
+        *chunk_units = take / kUnit;
         return Status::OK();
       },
       [&](uint64_t rest, uint64_t rest_units) {
@@ -71,6 +74,14 @@ Status Trie::Bump(uint64_t bytes, bool from_reserve, Ref* ref) {
   if (!s.ok()) return s;
   *ref = static_cast<Ref>(start);
   return Status::OK();
+}
+
+// A chunk is 1 KiB while the trie is small, then 1/128 of what it holds, up
+// to chunk_bytes_: a memtable of a few rows holds about what a skip list's
+// would, whatever its size was expected to be.
+uint64_t Trie::NextChunkBytes(uint64_t need) const {
+  const uint64_t grown = std::bit_floor(std::max<uint64_t>(BytesUsed() / 128, kMinChunkBytes));
+  return RoundUp4(std::clamp(grown, need, chunk_bytes_));
 }
 
 // A node comes from the calling thread's free memory when it holds any (a

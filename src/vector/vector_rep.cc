@@ -69,6 +69,7 @@ Status VectorRep::Make(const VectorOptions& options, const RepContext& context,
   } catch (const std::bad_alloc&) {
     return Status::OutOfMemory("could not allocate a vector rep");
   }
+  rep->region_.GrowChunks();
   Status s = rep->region_.Init();
   if (!s.ok()) return s;
   *out = std::move(rep);
