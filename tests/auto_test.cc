@@ -271,7 +271,7 @@ TEST(AutoOptions, TraitsAreThoseTheCandidatesShare) {
   EXPECT_EQ(spec.traits().comparators, RepTraits::Comparators::kByteEquality);
   EXPECT_EQ(spec.traits().point_read_while_mutable, RepTraits::Cost::kLogarithmic);
   ASSERT_TRUE(spec.Set("candidates", "memrep.Trie,memrep.Vector").ok());
-  EXPECT_EQ(spec.traits().duplicates, RepTraits::Duplicates::kInBatch);
+  EXPECT_EQ(spec.traits().duplicates, RepTraits::Duplicates::kSameThread);
   EXPECT_EQ(spec.traits().comparators, RepTraits::Comparators::kAny);
   EXPECT_TRUE(spec.traits().concurrent_insert);
 }

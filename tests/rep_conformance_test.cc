@@ -284,6 +284,45 @@ TEST_P(DuplicateConformance, DuplicateUserKeyAndSequenceIsRefusedWhateverTheType
   ExpectFullScansMatch();
 }
 
+// RocksDB's own check of the contract (DBMemTableTest.DuplicateSeq): a
+// duplicate is refused also after a later sequence, whatever its type.
+TEST_P(DuplicateConformance, ADuplicateIsRefusedAfterAnInsertAtALaterSequence) {
+  const auto insert = [&](const std::string& key, SequenceNumber seq, ValueType type) {
+    if (rows()) {
+      return rep_->Insert(MakeEntry(rep_.get(), key, seq, static_cast<uint8_t>(type), "v"));
+    }
+    const Status s = rep_->Add(EntryView::Of(key, seq, type, "v"), false);
+    EXPECT_TRUE(s.ok() || s.IsAlreadyExists()) << s.ToString();
+    return s.ok();
+  };
+  constexpr SequenceNumber kSeq = 123;
+  EXPECT_TRUE(insert("key", kSeq, ValueType::kValue));
+  EXPECT_FALSE(insert("key", kSeq, ValueType::kValue));
+  EXPECT_FALSE(insert("key", kSeq, ValueType::kMerge));
+  EXPECT_TRUE(insert("key", kSeq + 1, ValueType::kMerge));
+  EXPECT_FALSE(insert("key", kSeq, ValueType::kDeletion));
+  EXPECT_FALSE(insert("key", kSeq, static_cast<ValueType>(0x7)));  // RocksDB's SingleDeletion
+  EXPECT_TRUE(insert("other", kSeq, ValueType::kValue)) << "an earlier sequence, a new key";
+  EXPECT_FALSE(insert("other", kSeq, ValueType::kValue));
+  // Many versions of one key, every tenth insert a repeat of the one before.
+  SequenceNumber seq = 1000;
+  for (int i = 0; i < 3000; ++i) {
+    const bool repeat = i % 10 == 1;
+    if (!repeat) ++seq;
+    EXPECT_EQ(insert("foo", seq, ValueType::kValue), !repeat) << i;
+  }
+  EXPECT_EQ(rep_->NumEntries(), 3u + 2700u);
+  if (rows()) return;
+  // A batch whose sequences go back, with a repeat inside it.
+  const std::vector<EntryView> batch = {EntryView::Of("b", 50, ValueType::kValue, "x"),
+                                        EntryView::Of("b", 40, ValueType::kValue, "x"),
+                                        EntryView::Of("b", 50, ValueType::kValue, "y")};
+  const Status s = rep_->AddBatch(batch, false);
+  EXPECT_TRUE(s.IsAlreadyExists()) << s.ToString();
+  EXPECT_NE(s.message().find("batch record 2"), std::string::npos) << s.ToString();
+  EXPECT_EQ(rep_->NumEntries(), 3u + 2700u + 2u);
+}
+
 TEST_P(RepConformance, RandomContentMatchesModel) {
   FillRandom(3000, 1);
   EXPECT_EQ(rep_->NumEntries(), model_.size());

@@ -286,9 +286,36 @@ TEST(BatchDuplicates, KeysEqualUnderTheRepsComparatorAreDuplicates) {
   const format::KeyOrder order(&cmp);
   const uint64_t a = BatchDuplicates::NewOwner();
   using R = BatchDuplicates::Result;
-  EXPECT_EQ(Admit(a, order, Pin(&keep, "Key", 3)), R::kNew);
-  EXPECT_EQ(Admit(a, order, Pin(&keep, "other", 3)), R::kNew);
-  EXPECT_EQ(Admit(a, order, Pin(&keep, "kEY", 3)), R::kDuplicate);
+  std::thread([&] {  // a thread of its own: no sequence before these
+    EXPECT_EQ(Admit(a, order, Pin(&keep, "Key", 3)), R::kNew);
+    EXPECT_EQ(Admit(a, order, Pin(&keep, "other", 3)), R::kNew);
+    EXPECT_EQ(Admit(a, order, Pin(&keep, "kEY", 3)), R::kDuplicate);
+  }).join();
+}
+
+TEST(BatchDuplicates, ASequenceBelowTheThreadsCurrentIsEarlierAndChangesNothing) {
+  // The rep then looks the row up: any row the thread stored may repeat it.
+  std::vector<std::string> keep;
+  keep.reserve(64);
+  const format::KeyOrder order(nullptr);
+  const uint64_t a = BatchDuplicates::NewOwner();
+  using R = BatchDuplicates::Result;
+  std::thread([&] {
+    EXPECT_EQ(Admit(a, order, Pin(&keep, "x", 20)), R::kNew);
+    EXPECT_EQ(BatchDuplicates::Current(), 20u);
+    EXPECT_EQ(Admit(a, order, Pin(&keep, "x", 19)), R::kEarlier);
+    EXPECT_EQ(Admit(a, order, Pin(&keep, "y", 19)), R::kEarlier);
+    EXPECT_EQ(BatchDuplicates::Current(), 20u) << "the state stays at 20";
+    EXPECT_EQ(Admit(a, order, Pin(&keep, "x", 20)), R::kDuplicate);
+    const std::vector<EntryView> rising = {EntryView::Of("a", 20, ValueType::kValue, ""),
+                                           EntryView::Of("a", 21, ValueType::kValue, "")};
+    const std::vector<EntryView> back = {EntryView::Of("a", 22, ValueType::kValue, ""),
+                                         EntryView::Of("a", 21, ValueType::kValue, "")};
+    EXPECT_FALSE(BatchDuplicates::MayGoBack(rising));
+    EXPECT_TRUE(BatchDuplicates::MayGoBack(back));
+    EXPECT_TRUE(BatchDuplicates::MayGoBack(std::vector<EntryView>{
+        EntryView::Of("a", 19, ValueType::kValue, "")}));
+  }).join();
 }
 
 TEST(Vector, ABatchRepeatingAKeyStopsThereThroughTheRep) {

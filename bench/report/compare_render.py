@@ -403,7 +403,7 @@ def traits_rows(doc):
         if shown not in contenders(doc) and shown != "skip_list_ndebug":
             continue
         t = r["traits"]
-        dup = {"all": "every duplicate", "in_batch": "within a batch",
+        dup = {"all": "every duplicate", "same_thread": "of a thread's own rows",
                "none": "none"}.get(t.get("duplicates"), t.get("duplicates", "?"))
         cmp_ = {"any": "any", "bytewise": "bytewise and reverse",
                 "byte_equality": "bytewise and reverse (equality by bytes)"}.get(

@@ -45,7 +45,7 @@ struct RepInfo {
 
 // The traits' values as listings and JSON write them: "constant",
 // "logarithmic", "linear"; "any", "byte_equality", "bytewise"; "none",
-// "in_batch", "all".
+// "same_thread", "all".
 MEMREP_EXPORT const char* CostName(RepTraits::Cost cost);
 MEMREP_EXPORT const char* ComparatorsName(RepTraits::Comparators comparators);
 MEMREP_EXPORT const char* DuplicatesName(RepTraits::Duplicates duplicates);

@@ -35,10 +35,11 @@
 //     always move in strict order, also across direction changes.
 //  4. Duplicates: a (user key, sequence) that is stored again is refused
 //     (false, or AlreadyExists) and stores nothing, if traits().duplicates
-//     says the rep finds that one: kAll finds every duplicate; kInBatch the
-//     ones RocksDB makes (a writer thread inserting a key twice in a run of
-//     its inserts at one sequence, with no insert at another sequence in
-//     between). The caller must not insert a duplicate the rep does not find.
+//     says the rep finds that one: kAll finds every duplicate; kSameThread
+//     every duplicate of a row the inserting thread stored itself, in any
+//     order (RocksDB makes duplicates only so: one batch, inserted by one
+//     thread, at one sequence). The caller must not insert a duplicate the
+//     rep does not find.
 //  5. Rows are pinned: a row handed to RocksDB (by Allocate, GetRows or
 //     RepIterator::row) stays at its address, unchanged, until the rep is
 //     destroyed. Views from Get are valid during the callback; views from
@@ -113,7 +114,7 @@ struct RepTraits {
   // insertion time (contract point 4).
   enum class Duplicates : uint8_t {
     kNone,     // none: the caller must not insert one
-    kInBatch,  // those RocksDB makes, with one sequence per batch
+    kSameThread,  // of rows the inserting thread stored, in any order (all RocksDB makes)
     kAll,      // every one, from any thread, at any time
   };
   Duplicates duplicates = Duplicates::kNone;

@@ -49,7 +49,7 @@ const registry::Registration& RepRegistration() {
                  "asked",
       // What the default candidates share (traits_of gives them for any list).
       .traits = {.concurrent_insert = true,
-                 .duplicates = RepTraits::Duplicates::kInBatch,
+                 .duplicates = RepTraits::Duplicates::kSameThread,
                  .comparators = RepTraits::Comparators::kAny,
                  .point_read_while_mutable = RepTraits::Cost::kLogarithmic,
                  .new_iterator_while_mutable = RepTraits::Cost::kConstant},

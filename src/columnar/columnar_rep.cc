@@ -110,6 +110,11 @@ Status ColumnarRep::Admit(std::string_view user_key, uint64_t tag) const {
   switch (D::Admit(owner_, order_, user_key, TagSequence(tag))) {
     case D::Result::kNew:
       return Status::OK();
+    case D::Result::kEarlier:
+      // Below the thread's sequence: any row may be its duplicate. The key
+      // is a row's, whose tag follows it.
+      if (!Contains(std::string_view(user_key.data(), user_key.size() + 8))) return Status::OK();
+      [[fallthrough]];
     case D::Result::kDuplicate:
       return rep::DuplicateRecordStatus(TagSequence(tag));
     case D::Result::kNoMemory:
@@ -125,7 +130,7 @@ bool ColumnarRep::LinkOldest(WriterRegion& region) {
       return false;  // it stays queued, where reads still find it
     case ColumnIndex::Result::kDuplicate:
       // Another thread stored the same (user key, sequence), which the
-      // caller must not do (kInBatch, contract point 4): the index keeps the
+      // caller must not do (kSameThread, contract point 4): the index keeps the
       // version it has; this one stays in the runs, for iterators.
     case ColumnIndex::Result::kLinked:
       region.versions_met >>= 1;
@@ -317,6 +322,15 @@ Status ColumnarRep::AddBatch(std::span<const EntryView> entries, bool concurrent
   // first and pushed on the write list once, at the end.
   constexpr size_t kGroup = 16;
   const size_t n = entries.size();
+  // A batch whose sequences go back is looked up record by record (each
+  // must see the ones before it, which a group queues only after it).
+  if (rep::BatchDuplicates::MayGoBack(entries)) {
+    for (size_t i = 0; i < n; ++i) {
+      const Status s = Add(entries[i], concurrent);
+      if (!s.ok()) return n == 1 ? s : rep::BatchRecordStatus(i, s);
+    }
+    return Status::OK();
+  }
   RowRef first = 0, last = 0;  // the oldest and newest stored node
   size_t stored = 0;
   Status s;

@@ -22,7 +22,7 @@
 // entry and links an older one (lock-free CASes on the index), and pushes
 // the node on its thread slot's write-list shard: no lock, no cache line all
 // writers share. Readers take no lock for Get; an iterator takes the run
-// index's mutexes briefly to take a view. Duplicates: kInBatch
+// index's mutexes briefly to take a view. Duplicates: kSameThread
 // (rep/batch_duplicates.h); the index is not consulted at insert time, that
 // is the point of the queue.
 #pragma once

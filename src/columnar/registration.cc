@@ -54,7 +54,7 @@ const registry::Registration& RepRegistration() {
                  "hash index (linked a few inserts late) answers point reads, and the sorted "
                  "runs the sorted hash rep uses serve ordered reads",
       .traits = {.concurrent_insert = true,
-                 .duplicates = RepTraits::Duplicates::kInBatch,
+                 .duplicates = RepTraits::Duplicates::kSameThread,
                  .comparators = RepTraits::Comparators::kByteEquality,
                  .point_read_while_mutable = RepTraits::Cost::kConstant,
                  .new_iterator_while_mutable = RepTraits::Cost::kConstant,

@@ -22,6 +22,13 @@ inline std::string_view RowUserKey(const char* row, uint64_t* tag) {
   return std::string_view(p, internal_key_size - 8);
 }
 
+// A row's internal key (user key and tag, which follow each other in it).
+inline std::string_view RowInternalKey(const char* row) {
+  uint64_t tag;
+  const std::string_view user_key = RowUserKey(row, &tag);
+  return std::string_view(user_key.data(), user_key.size() + 8);
+}
+
 inline int BytewiseCompare(std::string_view a, std::string_view b) {
   const size_t n = std::min(a.size(), b.size());
   int r = n == 0 ? 0 : std::memcmp(a.data(), b.data(), n);

@@ -140,8 +140,8 @@ const char* DuplicatesName(RepTraits::Duplicates duplicates) {
   switch (duplicates) {
     case RepTraits::Duplicates::kNone:
       return "none";
-    case RepTraits::Duplicates::kInBatch:
-      return "in_batch";
+    case RepTraits::Duplicates::kSameThread:
+      return "same_thread";
     case RepTraits::Duplicates::kAll:
       return "all";
   }

@@ -73,8 +73,11 @@ uint64_t BatchDuplicates::NewOwner() {
   return next.fetch_add(1, std::memory_order_relaxed);  // relaxed: only uniqueness matters
 }
 
+SequenceNumber BatchDuplicates::Current() noexcept { return first.any ? first.seq : 0; }
+
 BatchDuplicates::Result BatchDuplicates::Admit(uint64_t owner, const format::KeyOrder& order,
                                                std::string_view key, SequenceNumber seq) noexcept {
+  if (first.any && seq < first.seq) return Result::kEarlier;
   if (!first.any || seq != first.seq) {
     // A new sequence: no earlier row can be its duplicate. The groups of a
     // sequence that repeated are dropped (clear() frees no memory and

@@ -17,11 +17,16 @@
 // rep's group into a set ordered by the rep's comparator, so the check also
 // holds for comparators under which different bytes are equal keys.
 //
-// What it does not find: a duplicate from another thread, or one after the
-// thread inserted at another sequence in between (RocksDB never makes those;
-// RepTraits::Duplicates::kInBatch says so to every caller).
+// An insert at a sequence below the thread's current one (RocksDB inserts a
+// thread's rows in rising sequence; a test, MemPurge or an engine may not)
+// is kEarlier: it may repeat any row the thread stored, and the rep looks it
+// up (Contains). The thread's state stays at its current sequence, so every
+// later insert below it is looked up too.
 //
-// Used by the reps that find kInBatch duplicates (vector, columnar).
+// What it does not find: a duplicate of another thread's row (RocksDB never
+// makes those; RepTraits::Duplicates::kSameThread says so to every caller).
+//
+// Used by the reps that find kSameThread duplicates (vector, columnar).
 //
 // Thread safety: the state is the calling thread's own; nothing is shared.
 // A group's keys are only read while its rep inserts (the rep is alive), and
@@ -30,6 +35,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string_view>
 
 #include "format/key_order.h"
@@ -39,7 +45,7 @@ namespace memrep::rep {
 
 class BatchDuplicates {
  public:
-  enum class Result { kNew, kDuplicate, kNoMemory };
+  enum class Result { kNew, kDuplicate, kEarlier, kNoMemory };
 
   // A number for a new rep, unique for the life of the process.
   static uint64_t NewOwner();
@@ -53,6 +59,21 @@ class BatchDuplicates {
   // rep's own copy, not the caller's).
   static Result Admit(uint64_t owner, const format::KeyOrder& order, std::string_view user_key,
                       SequenceNumber seq) noexcept;
+
+  // Whether a batch of these sequences, in order, can meet kEarlier from
+  // this thread: one of them below the one before it, or the first below
+  // the thread's current sequence. A batch that cannot may skip recording
+  // records between two of other sequences (they can repeat nothing).
+  static bool MayGoBack(std::span<const EntryView> entries) noexcept {
+    SequenceNumber before = Current();
+    for (const EntryView& e : entries) {
+      if (e.sequence() < before) return true;
+      before = e.sequence();
+    }
+    return false;
+  }
+  // The thread's current sequence (0: none yet).
+  static SequenceNumber Current() noexcept;
 };
 
 }  // namespace memrep::rep

@@ -40,7 +40,7 @@ const registry::Registration& RepRegistration() {
                  "sort only what is new, and a frozen vector becomes one sorted array in the "
                  "background",
       .traits = {.concurrent_insert = true,
-                 .duplicates = RepTraits::Duplicates::kInBatch,
+                 .duplicates = RepTraits::Duplicates::kSameThread,
                  .comparators = RepTraits::Comparators::kAny,
                  .point_read_while_mutable = RepTraits::Cost::kLogarithmic,
                  .new_iterator_while_mutable = RepTraits::Cost::kConstant,

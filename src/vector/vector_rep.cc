@@ -94,15 +94,22 @@ bool VectorRep::Append(KeyHandle handle, bool exclusive) {
   // kNoMemory refuses the row like a duplicate: RocksDB then starts a new
   // sequence (with one sequence per batch) and inserts it again, where the
   // check needs no memory; the standalone face goes through Append.
-  if (AdmitRow(region_.Row(ref)) != BatchDuplicates::Result::kNew) {
-    return false;
-  }
+  if (!Admit(region_.Row(ref), 0).ok()) return false;
   runs_->Push(ref, exclusive);
   return true;
 }
 
 Status VectorRep::AddBatch(std::span<const EntryView> entries, bool concurrent) {
   if (entries.empty()) return Status::OK();
+  // A batch whose sequences go back is looked up record by record (each
+  // must see the ones before it, which a batch publishes only at its end).
+  if (BatchDuplicates::MayGoBack(entries)) {
+    for (size_t i = 0; i < entries.size(); ++i) {
+      const Status s = Add(entries[i], concurrent);
+      if (!s.ok()) return rep::BatchRecordStatus(i, s);
+    }
+    return Status::OK();
+  }
   std::vector<size_t> sizes;
   std::vector<memory::RowRef> refs;
   try {
@@ -157,6 +164,10 @@ Status VectorRep::Admit(const char* row, SequenceNumber sequence) const {
   switch (AdmitRow(row)) {
     case BatchDuplicates::Result::kNew:
       return Status::OK();
+    case BatchDuplicates::Result::kEarlier:
+      // Below the thread's sequence: any row may be its duplicate.
+      if (!Contains(format::RowInternalKey(row))) return Status::OK();
+      [[fallthrough]];
     case BatchDuplicates::Result::kDuplicate:
       return rep::DuplicateRecordStatus(sequence);
     case BatchDuplicates::Result::kNoMemory:
