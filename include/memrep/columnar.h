@@ -27,7 +27,7 @@ struct MEMREP_EXPORT ColumnarOptions {
   // Writer regions: each holds the queue of entries a writer links into the
   // index a few inserts late; a writer thread uses the region of its thread
   // slot (the next free one if another thread is in it). A region costs 192
-  // bytes.
+  // bytes, made the first time a writer uses it.
   uint32_t shards = 16;
 
   // Entries a writer thread adds between requests to sort them in the
@@ -35,16 +35,20 @@ struct MEMREP_EXPORT ColumnarOptions {
   // block of columns). 0 (auto): 4096.
   uint32_t block_size = 0;
 
-  // Index buckets (64 bytes: twelve slots and an overflow link). 0 (auto):
-  // one per kWriteBufferBytesPerBucket bytes of memtable, at least
-  // kMinAutoBuckets (about nine keys a bucket at 140 bytes an entry).
+  // Index buckets (64 bytes: twelve slots and an overflow link), taken from
+  // the memtable's arena. The index grows by adding tables as the memtable
+  // fills (8 buckets first, then 4 times more each time the rows pass
+  // kWriteBufferBytesPerBucket a bucket of the newest table: about nine
+  // keys a bucket at 140 bytes an entry). A known size (write_buffer_size)
+  // starts with the table for it, at least kMinAutoBuckets. bucket_count
+  // caps the tables (0, auto: up to kMaxBucketCount).
   uint64_t bucket_count = 0;
   static constexpr uint64_t kWriteBufferBytesPerBucket = 1280;
   static constexpr uint64_t kMinAutoBuckets = 64;
 
-  // The memtable size this rep is sized for, in bytes. 0 (auto): the size
-  // the memtable is expected to reach (RocksDB's write_buffer_size, or
-  // MemTableOptions::write_buffer_size), else 64 MiB.
+  // The memtable size this rep is sized for from the start, in bytes. 0
+  // (auto): MemTableOptions::write_buffer_size in the standalone face;
+  // inside RocksDB, none, and the index grows.
   uint64_t write_buffer_size = 0;
 
   // Sorted runs kept at most while writes continue; more are merged, so a

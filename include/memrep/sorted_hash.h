@@ -20,18 +20,22 @@ struct MEMREP_EXPORT SortedHashOptions {
   static constexpr const char* kName = "memrep.SortedHash";
 
   // Hash buckets, 8 bytes each (a chain's head and a filter of its keys),
-  // taken from the memtable's arena. 0 (auto): one bucket per
-  // kWriteBufferBytesPerBucket bytes of memtable (at least kMinAutoBuckets),
-  // so a full memtable of ~150-byte entries has chains of about 3.4 (a key
-  // its bucket's filter has not seen is linked and looked up without
-  // walking them), and the index costs 1/64 of the write buffer.
+  // taken from the memtable's arena. The index grows by adding tables as
+  // the memtable fills (64 buckets first, then 8 times more each time the
+  // rows pass kWriteBufferBytesPerBucket a bucket of the newest table), so
+  // a memtable of unknown size holds about one bucket per
+  // kWriteBufferBytesPerBucket bytes of rows: chains of about 3.4 with
+  // ~150-byte entries, an index of 1/64 to 1/8 of the rows. A known size
+  // (write_buffer_size below) starts with the table for it. bucket_count
+  // caps the tables (0, auto: up to kMaxBucketCount).
   uint64_t bucket_count = 0;
   static constexpr uint64_t kWriteBufferBytesPerBucket = 512;
   static constexpr uint64_t kMinAutoBuckets = 16;
 
-  // The memtable size this rep is sized for, in bytes. 0 (auto): the size
-  // the memtable is expected to reach (RocksDB's write_buffer_size, or
-  // MemTableOptions::write_buffer_size), else 64 MiB.
+  // The memtable size this rep is sized for from the start, in bytes. 0
+  // (auto): MemTableOptions::write_buffer_size in the standalone face;
+  // inside RocksDB, none (RocksDB does not say, on every path it makes a
+  // memtable by), and the index grows.
   uint64_t write_buffer_size = 0;
 
   // Entries not yet in a sorted run (the tail) are sorted by the iterators

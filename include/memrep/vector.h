@@ -23,15 +23,16 @@ struct MEMREP_EXPORT VectorOptions {
   static constexpr const char* kName = "memrep.Vector";
 
   // Entries the memtable is expected to hold (RocksDB's "vector:<count>"
-  // spelling). It sizes the chunks entries are appended to, as
-  // write_buffer_size does (at kBytesPerReservedEntry bytes an entry).
-  // 0 (auto): from write_buffer_size.
+  // spelling). It sizes the largest chunks entries are appended to, as
+  // write_buffer_size does (at kBytesPerReservedEntry bytes an entry);
+  // chunks start at 1 KiB and grow with the memtable up to that. 0 (auto):
+  // from write_buffer_size.
   uint64_t reserve = 0;
   static constexpr uint64_t kBytesPerReservedEntry = 128;
 
-  // The memtable size this rep is sized for, in bytes. 0 (auto): the size
-  // the memtable is expected to reach (RocksDB's write_buffer_size, or
-  // MemTableOptions::write_buffer_size), else 64 MiB.
+  // The memtable size this rep is sized for, in bytes. 0 (auto):
+  // MemTableOptions::write_buffer_size in the standalone face; inside
+  // RocksDB, none (64 KiB chunks at most).
   uint64_t write_buffer_size = 0;
 
   // Entries not yet in a sorted run are sorted by the readers that need

@@ -20,13 +20,14 @@ const registry::OptionTable& OptionTableOf() {
                  "(the sorted runs' background cut: what a block was); auto: 4096",
                  /*allows_auto=*/true)
           .Count("bucket_count", &O::bucket_count, 1, O::kMaxBucketCount,
-                 "index buckets of 64 bytes (twelve slots each); auto: one per 1280 bytes of "
-                 "write_buffer_size",
+                 "index buckets of 64 bytes (twelve slots each): the most a table of the growing "
+                 "index has; auto: one per 1280 bytes of rows, the index growing from 8 buckets",
                  /*allows_auto=*/true)
           .Bytes("write_buffer_size", &O::write_buffer_size, O::kMinWriteBufferSize,
                  O::kMaxWriteBufferSize,
-                 "the memtable size the rep is sized for; auto: the one the memtable is "
-                 "expected to reach, else 64 MiB",
+                 "the memtable size the rep is sized for from the start; auto: "
+                 "MemTableOptions::write_buffer_size standalone; inside RocksDB, none (the rep "
+                 "grows its index as it fills)",
                  /*allows_auto=*/true)
           .Count("max_sorted_blocks", &O::max_sorted_blocks, 1, O::kMaxSortedBlocks,
                  "sorted runs kept at most while writes continue; more are merged")

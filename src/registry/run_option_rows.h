@@ -19,8 +19,9 @@ OptionTable::Builder<Options>&& WithRunIndexOptions(OptionTable::Builder<Options
   return std::move(builder)
       .Bytes("write_buffer_size", &O::write_buffer_size, O::kMinWriteBufferSize,
              O::kMaxWriteBufferSize,
-             "the memtable size the rep is sized for; auto: the column family's "
-             "write_buffer_size (MemTableOptions::write_buffer_size standalone)",
+             "the memtable size the rep is sized for from the start; auto: "
+             "MemTableOptions::write_buffer_size standalone; inside RocksDB, none (the rep "
+             "grows its index as it fills)",
              /*allows_auto=*/true)
       .Count("seal_threshold", &O::seal_threshold, 1, O::kMaxThreshold,
              "unsorted entries a reader publishes as a new sorted run")

@@ -15,7 +15,8 @@ const registry::OptionTable& OptionTableOf() {
       registry::OptionTable::For<O>(O::kName).Count(
           "bucket_count", &O::bucket_count, 1, O::kMaxBucketCount,
           "hash buckets (8 bytes each: a chain's head and a filter of its keys), taken from "
-          "the memtable's arena; auto: one per 512 bytes of write_buffer_size, at least 16",
+          "the memtable's arena: the most a table of the growing index has; auto: one per 512 "
+          "bytes of rows, the index growing from 64 buckets as the memtable fills",
           /*allows_auto=*/true),
       "entries a writer thread adds between requests to sort them in the background");
   return table;
