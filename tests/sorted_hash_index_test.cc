@@ -43,7 +43,8 @@ class IndexFixture {
     RowRef ref;
     Node* node = NewNode(key, seq, &ref);
     const bool linked = index_.Insert(order_, node, ref, util::Hash(key));
-    index_.MaybeGrow(region_.ChunkBytes());
+    entries_ += linked;
+    index_.MaybeGrow(region_.ChunkBytes(), [&] { return entries_.load(); });
     return linked;
   }
   // The sequences ForEachVersion hands out for key at snapshot, in order.
@@ -59,6 +60,7 @@ class IndexFixture {
   }
 
   memory::Arena arena_;
+  std::atomic<uint64_t> entries_{0};
   RowRegion region_;
   format::KeyOrder order_{nullptr};
   HashIndex index_;

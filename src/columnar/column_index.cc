@@ -65,11 +65,16 @@ int ColumnIndex::FindChains(const format::KeyOrder& order, std::string_view user
   return 0;
 }
 
-void ColumnIndex::Grow(size_t row_bytes) {
+void ColumnIndex::Grow(size_t row_bytes, uint64_t entries) {
   tables_.Grow([&](std::unique_ptr<ColumnTable>* out) {
     // Under the grower's flag: the check holds (Generations).
     const ColumnTable& newest = tables_.newest();
     if (row_bytes <= newest.bucket_count() * bytes_per_bucket_) return Status::OK();
+    if (entries <= newest.bucket_count() * kEntriesPerBucket) {
+      // Big rows, few of them: look again once the rows grew by a quarter.
+      grow_at_.store(row_bytes + row_bytes / 4, std::memory_order_relaxed);
+      return Status::OK();
+    }
     const uint64_t buckets = std::min(newest.bucket_count() * kGrowth, max_buckets_);
     auto table = std::unique_ptr<ColumnTable>(new (std::nothrow) ColumnTable(buckets, &region_));
     if (table == nullptr) return Status::OutOfMemory("could not allocate a columnar index table");

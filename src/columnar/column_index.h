@@ -42,6 +42,7 @@ class ColumnIndex {
   static constexpr int kMaxTables = 14;
   static constexpr uint64_t kFirstBuckets = 8;  // 512 bytes
   static constexpr uint64_t kGrowth = 4;
+  static constexpr uint64_t kEntriesPerBucket = 9;  // of 12 slots
   using Result = ColumnTable::Result;
   using OverflowStash = ColumnTable::OverflowStash;
 
@@ -79,9 +80,11 @@ class ColumnIndex {
     return NodeAt(region_, ref)->older.load(std::memory_order_acquire);  // invariant 3
   }
 
-  // Adds a table if the rows have outgrown the newest: one relaxed load when not.
-  void MaybeGrow(size_t row_bytes) {
-    if (row_bytes > grow_at_.load(std::memory_order_relaxed)) Grow(row_bytes);  // a hint
+  // Adds a table if the rows (their bytes, and entries(), how many) have
+  // outgrown the newest, as HashIndex::MaybeGrow: one relaxed load when not.
+  template <typename Entries>
+  void MaybeGrow(size_t row_bytes, Entries&& entries) {
+    if (row_bytes > grow_at_.load(std::memory_order_relaxed)) Grow(row_bytes, entries());  // a hint
   }
 
   // Prefetches in the newest table (where most keys are).
@@ -96,7 +99,7 @@ class ColumnIndex {
   uint64_t overflow_buckets() const;
 
  private:
-  void Grow(size_t row_bytes);
+  void Grow(size_t row_bytes, uint64_t entries);
 
   RowRegion& region_;
   const uint64_t first_buckets_, max_buckets_, bytes_per_bucket_;

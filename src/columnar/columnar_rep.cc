@@ -140,7 +140,7 @@ bool ColumnarRep::LinkOldest(WriterRegion& region) {
       break;
   }
   region.queue.Pop();
-  index_.MaybeGrow(region_.ChunkBytes());
+  index_.MaybeGrow(region_.ChunkBytes(), [&] { return runs_->Count(); });
   return true;
 }
 

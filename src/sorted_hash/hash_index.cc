@@ -85,12 +85,17 @@ bool HashIndex::Contains(const format::KeyOrder& order, std::string_view interna
   return found;
 }
 
-void HashIndex::Grow(size_t row_bytes) {
+void HashIndex::Grow(size_t row_bytes, uint64_t entries) {
   tables_.Grow([&](std::unique_ptr<HashTable>* out) {
     // Under the grower's flag: only this thread reads or changes grow_at_
     // and the newest table's count now, so the check holds.
     const HashTable& newest = tables_.newest();
     if (row_bytes <= newest.bucket_count() * bytes_per_bucket_) return Status::OK();
+    if (entries <= newest.bucket_count() * kEntriesPerBucket) {
+      // Big rows, few of them: look again once the rows grew by a quarter.
+      grow_at_.store(row_bytes + row_bytes / 4, std::memory_order_relaxed);
+      return Status::OK();
+    }
     const uint64_t buckets = std::min(newest.bucket_count() * kGrowth, max_buckets_);
     auto table = std::unique_ptr<HashTable>(new (std::nothrow) HashTable(buckets, &region_));
     if (table == nullptr) return Status::OutOfMemory("could not allocate a hash table");

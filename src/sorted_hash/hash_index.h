@@ -49,11 +49,14 @@ class HashIndex {
   static constexpr int kMaxTables = 12;
   static constexpr uint64_t kFirstBuckets = 64;  // 512 bytes
   static constexpr uint64_t kGrowth = 8;
+  static constexpr uint64_t kEntriesPerBucket = 4;
 
   // first_buckets: the first table's count; max_buckets: the most a table
   // has (the tables grow by kGrowth up to it); bytes_per_bucket: the rows a
-  // bucket is for (a table is outgrown once the rows exceed its buckets
-  // times it). REQUIRES: 0 < first_buckets <= max_buckets <= 2^32.
+  // bucket is for. A table is outgrown once the rows exceed its buckets
+  // times bytes_per_bucket and the entries its buckets times
+  // kEntriesPerBucket (so that a few big values grow no index).
+  // REQUIRES: 0 < first_buckets <= max_buckets <= 2^32.
   HashIndex(const RowRegion* region, uint64_t first_buckets, uint64_t max_buckets,
             uint64_t bytes_per_bucket)
       : region_(*region),
@@ -85,11 +88,13 @@ class HashIndex {
   // Whether a node of internal_key's user key and sequence is present.
   bool Contains(const format::KeyOrder& order, std::string_view internal_key) const;
 
-  // Adds a table if the rows (`row_bytes`, what the rep's region holds) have
-  // outgrown the newest. Cheap when they have not: one relaxed load.
-  void MaybeGrow(size_t row_bytes) {
+  // Adds a table if the rows (`row_bytes`, what the rep's region holds, and
+  // entries(), how many) have outgrown the newest. Cheap when the bytes have
+  // not: one relaxed load; entries() is called only then.
+  template <typename Entries>
+  void MaybeGrow(size_t row_bytes, Entries&& entries) {
     // relaxed: a hint; Grow checks again.
-    if (row_bytes > grow_at_.load(std::memory_order_relaxed)) Grow(row_bytes);
+    if (row_bytes > grow_at_.load(std::memory_order_relaxed)) Grow(row_bytes, entries());
   }
 
   static uint64_t HashOf(std::string_view internal_key) {
@@ -108,7 +113,7 @@ class HashIndex {
   size_t MappedBytes() const;
 
  private:
-  void Grow(size_t row_bytes);
+  void Grow(size_t row_bytes, uint64_t entries);
   // Whether a table below `tables` other than `found` holds a version of
   // user_key at `seq` (a split key's duplicate).
   bool InAnotherGroup(const format::KeyOrder& order, int tables, std::string_view user_key,

@@ -89,7 +89,7 @@ bool SortedHashRep::InsertRow(KeyHandle handle, bool exclusive) {
     return false;
   }
   runs_->Push(ref, exclusive);
-  index_.MaybeGrow(region_.ChunkBytes());
+  index_.MaybeGrow(region_.ChunkBytes(), [&] { return runs_->Count(); });
   return true;
 }
 
@@ -155,7 +155,7 @@ Status SortedHashRep::AddBatch(std::span<const EntryView> entries, bool concurre
       if (stored > 0) node->list_next = refs[stored - 1];
     }
     if (stored > 0) runs_->PushChain(refs[stored - 1], refs[0], stored, /*exclusive=*/!concurrent);
-    index_.MaybeGrow(region_.ChunkBytes());
+    index_.MaybeGrow(region_.ChunkBytes(), [&] { return runs_->Count(); });
     if (stored < chunk.size()) return rep::BatchRecordStatus(first + stored, s);
   }
   return Status::OK();
