@@ -46,9 +46,18 @@ struct KeyComparatorLayout {
 
 // Where objects of the class whose virtual table has this (mangled) symbol
 // point: two words past its start (the offset to top and the type info come
-// first); nullptr if librocksdb does not export it.
+// first); nullptr if librocksdb does not export it. The symbol is looked up
+// in the library that holds RocksDB's BytewiseComparator, so that a
+// librocksdb loaded with RTLD_LOCAL (as a JVM loads RocksJava's) is found too.
 const void* VtableOfClass(const char* symbol) {
-  const void* table = ::dlsym(RTLD_DEFAULT, symbol);
+  void* library = nullptr;
+  Dl_info info;
+  if (::dladdr(reinterpret_cast<void*>(&ROCKSDB_NAMESPACE::BytewiseComparator), &info) != 0 &&
+      info.dli_fname != nullptr) {
+    library = ::dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+  }
+  const void* table = ::dlsym(library != nullptr ? library : RTLD_DEFAULT, symbol);
+  if (library != nullptr) ::dlclose(library);  // RTLD_NOLOAD took a reference; the library stays
   return table == nullptr ? nullptr : static_cast<const char*>(table) + 2 * sizeof(void*);
 }
 

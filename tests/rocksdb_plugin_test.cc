@@ -11,6 +11,7 @@
 #include <fstream>
 
 #include "comparator_probe.h"
+#include "user_comparator.h"
 #include "format/coding.h"
 #include "memrep/auto.h"
 #include "memrep/registry.h"
@@ -283,6 +284,9 @@ TEST(ComparatorProbe, RecognisesTheBytewiseOrdersAndNothingElse) {
             ReverseBytewiseComparator());
   EXPECT_EQ(ProbeOrder(TestKeyComparator(&kTimestampComparator)), nullptr);
   EXPECT_EQ(ProbeOrder(TestKeyComparator(&kCaseFolding)), nullptr);
+  // A key comparator that is not RocksDB's MemTable's has no comparator
+  // to read (a real memtable's is read: ColumnFamilyTest's comparator test).
+  EXPECT_EQ(UserComparatorOf(TestKeyComparator(&kCaseFolding)), nullptr);
 }
 
 }  // namespace
