@@ -11,7 +11,6 @@
 #include <fstream>
 
 #include "comparator_probe.h"
-#include "user_comparator.h"
 #include "format/coding.h"
 #include "memrep/auto.h"
 #include "memrep/registry.h"
@@ -19,6 +18,7 @@
 #include "memrep/sorted_hash.h"
 #include "rep_factory.h"
 #include "rocksdb_test_util.h"
+#include "user_comparator.h"
 
 namespace memrep::rocksdb_plugin {
 namespace {

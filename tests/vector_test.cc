@@ -290,7 +290,8 @@ TEST(BatchDuplicates, KeysEqualUnderTheRepsComparatorAreDuplicates) {
     EXPECT_EQ(Admit(a, order, Pin(&keep, "Key", 3)), R::kNew);
     EXPECT_EQ(Admit(a, order, Pin(&keep, "other", 3)), R::kNew);
     EXPECT_EQ(Admit(a, order, Pin(&keep, "kEY", 3)), R::kDuplicate);
-  }).join();
+  })
+      .join();
 }
 
 TEST(BatchDuplicates, ASequenceBelowTheThreadsCurrentIsEarlierAndChangesNothing) {
@@ -313,8 +314,8 @@ TEST(BatchDuplicates, ASequenceBelowTheThreadsCurrentIsEarlierAndChangesNothing)
                                          EntryView::Of("a", 21, ValueType::kValue, "")};
     EXPECT_FALSE(BatchDuplicates::MayGoBack(rising));
     EXPECT_TRUE(BatchDuplicates::MayGoBack(back));
-    EXPECT_TRUE(BatchDuplicates::MayGoBack(std::vector<EntryView>{
-        EntryView::Of("a", 19, ValueType::kValue, "")}));
+    EXPECT_TRUE(BatchDuplicates::MayGoBack(
+        std::vector<EntryView>{EntryView::Of("a", 19, ValueType::kValue, "")}));
   }).join();
 }
 

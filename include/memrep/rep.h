@@ -113,9 +113,9 @@ struct RepTraits {
   // Which duplicate (user key, sequence) inserts are found and refused at
   // insertion time (contract point 4).
   enum class Duplicates : uint8_t {
-    kNone,     // none: the caller must not insert one
+    kNone,        // none: the caller must not insert one
     kSameThread,  // of rows the inserting thread stored, in any order (all RocksDB makes)
-    kAll,      // every one, from any thread, at any time
+    kAll,         // every one, from any thread, at any time
   };
   Duplicates duplicates = Duplicates::kNone;
   // What RocksDB's CanHandleDuplicatedKey() declares and write-prepared
