@@ -269,7 +269,7 @@ class Trie {
     }
   }
   NodeHeader* NodeAt(Ref r) const { return reinterpret_cast<NodeHeader*>(At(r)); }
-  // Views only.
+  // A views leaf's head; a version's next (either face).
   std::atomic<Ref>& HeadLink(Ref leaf) const {
     return *reinterpret_cast<std::atomic<Ref>*>(At(leaf) + 4);
   }
