@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "memory/arena.h"
 #include "memory/vm_region.h"
 #include "memrep/memtable.h"
 #include "memrep/trie.h"
@@ -458,15 +459,18 @@ TEST(TrieTable, ARowsTrieIsNoTable) {
     o.path = file.path();
     std::unique_ptr<memory::VmRegion> region;
     ASSERT_TRUE(memory::VmRegion::Open(o, &region).ok());
+    memory::Arena arena;
     std::unique_ptr<trie::Trie> t;
     ASSERT_TRUE(
-        trie::Trie::Create(region.get(), trie::Trie::Mode::kRows, false, 4096, 4096, &t).ok());
+        trie::Trie::Create(region.get(), trie::Trie::Mode::kRows, false, 4096, 4096, &t, &arena)
+            .ok());
     t->Freeze();
     ASSERT_TRUE(trie::WriteTableFromRegion(*t, *region, false).ok());
   }
   std::unique_ptr<TrieTable> table;
   const Status s = TrieTable::Open(file.path(), &table);
   EXPECT_TRUE(s.IsNotSupported()) << s.ToString();
+  EXPECT_NE(s.message().find("RocksDB face"), std::string::npos) << s.ToString();
 }
 
 TEST(TrieTable, AConversionThatFailsIsReportedAndTheMemTableStaysReadable) {

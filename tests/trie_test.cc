@@ -28,13 +28,13 @@ using testing::InternalKey;
 
 std::unique_ptr<TrieRep> Make(const TrieOptions& options, memory::Arena* arena, bool rows,
                               const UserKeyComparator* comparator = nullptr,
-                              Status* status = nullptr) {
+                              Status* status = nullptr, uint64_t row_bytes = kMaxRegionBytes) {
   RepContext context;
   context.allocator = arena;
   context.rows = rows;
   context.comparator = comparator;
   std::unique_ptr<Rep> rep;
-  Status s = TrieRep::Make(options, context, &rep);
+  Status s = TrieRep::Make(options, context, &rep, row_bytes);
   if (status != nullptr) {
     *status = s;
   } else {
@@ -259,28 +259,80 @@ TEST(Trie, ConcurrentWritersAndReadersLoseNothingAndLeaveAValidStructure) {
   }
 }
 
-TEST(Trie, ARegionThatFillsSaysFullKeepsEveryWriteAndWarnsFirst) {
-  memory::Arena arena;
-  auto rep = Make(Small(TrieOptions::kMinMemCap * 16), &arena, true);  // 1 MiB
+// Writes until the rep says Full: it warned first (NearlyFull), and every
+// write it took is there.
+void FillUntilFull(TrieRep* rep, bool rows, size_t value_bytes, uint64_t mem_cap) {
   bool warned_before_full = false;
   int stored = 0;
+  std::mt19937_64 rng(7);
   for (int i = 0;; ++i) {
     const bool nearly = rep->NearlyFull();
-    const Status s =
-        Put(rep.get(), true, testing::NumberKey(i * 7919 % 100000), i + 1, std::string(40, 'v'));
+    // 16 random bytes: a split (a new node) for nearly every key.
+    std::string key(16, '\0');
+    for (char& c : key) c = static_cast<char>(rng());
+    const Status s = Put(rep, rows, key, i + 1, std::string(value_bytes, 'v'));
     if (!s.ok()) {
       ASSERT_TRUE(s.IsFull()) << s.ToString();
       break;
     }
     warned_before_full = warned_before_full || nearly;
     ++stored;
-    ASSERT_LT(i, 100000);
+    ASSERT_LT(i, 1000000);
   }
   EXPECT_TRUE(warned_before_full);
+  EXPECT_TRUE(rep->NearlyFull());
   uint64_t checked = 0;
   ASSERT_TRUE(rep->trie().Check(&checked).ok());
   EXPECT_EQ(checked, uint64_t(stored));
-  EXPECT_LE(rep->MemoryUsage(), TrieOptions::kMinMemCap * 16);
+  EXPECT_EQ(rep->NumEntries(), uint64_t(stored));
+  EXPECT_LE(rep->MemoryUsage(), mem_cap);
+}
+
+TEST(Trie, ARegionThatFillsSaysFullKeepsEveryWriteAndWarnsFirst) {
+  constexpr uint64_t kCap = TrieOptions::kMinMemCap * 16;  // 1 MiB
+  for (bool rows : {true, false}) {
+    SCOPED_TRACE(rows ? "rows: the nodes fill the region" : "views");
+    memory::Arena arena;
+    auto rep = Make(Small(kCap), &arena, rows);
+    FillUntilFull(rep.get(), rows, 8, kCap);
+  }
+}
+
+TEST(Trie, ARowRegionThatFillsSaysFullKeepsEveryWriteAndWarnsFirst) {
+  // Rows live in the row region (the Allocator's memory): 1 MiB of address
+  // space fills long before the 64 MiB region does.
+  memory::Arena arena;
+  auto rep = Make(Small(), &arena, true, nullptr, nullptr, uint64_t{1} << 20);
+  FillUntilFull(rep.get(), true, 200, uint64_t{1} << 20);
+  EXPECT_LT(rep->trie().BytesUsed(), uint64_t{1} << 20) << "the region holds the nodes only";
+}
+
+TEST(Trie, RowsLiveInTheAllocatorAndNodesInTheRegion) {
+  memory::Arena arena(4096);
+  auto rep = Make(Small(), &arena, true);
+  const size_t arena_before = arena.MemoryUsage();
+  const size_t usage_before = rep->MemoryUsage();
+  constexpr int kRows = 1000;
+  const std::string value(1000, 'v');
+  for (int i = 0; i < kRows; ++i) {
+    ASSERT_TRUE(Put(rep.get(), true, testing::NumberKey(i), i + 1, value).ok());
+  }
+  // The Allocator holds the rows (what RocksDB's arena counts for its
+  // WriteBufferManager); the rep charges its nodes and the chunk table.
+  EXPECT_GE(arena.MemoryUsage() - arena_before, size_t{kRows} * value.size());
+  EXPECT_LT(rep->MemoryUsage() - usage_before, size_t{kRows} * value.size() / 10);
+  // A big row: a chunk of its own, read back whole.
+  const std::string big(1 << 20, 'b');
+  ASSERT_TRUE(Put(rep.get(), true, "big", kRows + 1, big).ok());
+  std::string got;
+  rep->GetRows(InternalKey("big", kMaxSequenceNumber), &got, [](void* arg, const char* row) {
+    *static_cast<std::string*>(arg) = std::string(DecodeRow(row).value);
+    return false;
+  });
+  EXPECT_EQ(got, big);
+  uint64_t checked = 0;
+  ASSERT_TRUE(rep->trie().Check(&checked).ok());
+  EXPECT_EQ(checked, uint64_t{kRows} + 1);
 }
 
 TEST(Trie, RefusesAComparatorThatIsNotBytewise) {

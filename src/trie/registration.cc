@@ -92,9 +92,10 @@ Status CheckRowsFaceOf(const registry::AnyOptions& options) {
   return CheckRowsFace(options.As<TrieOptions>());
 }
 
-// RocksDB switches a memtable once its memory usage (the region's used
-// bytes) reaches write_buffer_size; a quarter of mem_cap stays for what
-// writers in flight add meanwhile and for the trie's nodes.
+// RocksDB switches a memtable once its memory usage (the arena's rows and
+// the region's nodes) reaches write_buffer_size, so the nodes never need
+// more; a quarter of mem_cap stays for what writers in flight add meanwhile
+// and for the nodes' reserve.
 Status CheckWriteBufferSize(const registry::AnyOptions& options, uint64_t write_buffer_size) {
   const uint64_t mem_cap = options.As<TrieOptions>().mem_cap;
   const uint64_t fits =

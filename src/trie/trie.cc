@@ -4,6 +4,7 @@
 #include "trie/trie.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <new>
 
@@ -26,12 +27,16 @@ Trie::Trie(memory::VmRegion* region, Mode mode, bool reverse, uint64_t reserve, 
       protocol_(reinterpret_cast<const NodeHeader*>(region->base() + OffsetOf(root))) {}
 
 Status Trie::Create(memory::VmRegion* region, Mode mode, bool reverse, uint64_t reserve,
-                    uint64_t chunk_bytes, std::unique_ptr<Trie>* out) {
+                    uint64_t chunk_bytes, std::unique_ptr<Trie>* out, Allocator* row_allocator,
+                    uint64_t row_bytes) {
   if (region->used() != 0 || region->read_only()) {
     return Status::InvalidArgument("a trie is created in an empty, writable region");
   }
   if (region->capacity() > kMaxRegionBytes) {
     return Status::InvalidArgument("a trie's region holds at most 8 GiB (4-byte references)");
+  }
+  if (mode == Mode::kRows && row_allocator == nullptr) {
+    return Status::InvalidArgument("a trie of rows needs an allocator for its cells");
   }
   uint64_t meta_at = 0, root_at = 0;
   Status s = region->Bump(sizeof(Meta), &meta_at);
@@ -48,8 +53,19 @@ Status Trie::Create(memory::VmRegion* region, Mode mode, bool reverse, uint64_t 
   std::atomic_thread_fence(std::memory_order_release);
   meta->magic = Meta::kMagic;  // last: an image with the magic has the rest
   chunk_bytes = std::clamp<uint64_t>(RoundUp4(chunk_bytes), 1024, uint64_t{1} << 20);
-  out->reset(new (std::nothrow) Trie(region, mode, reverse, reserve, root, chunk_bytes));
-  if (*out == nullptr) return Status::OutOfMemory("the trie's header could not be allocated");
+  std::unique_ptr<Trie> t(new (std::nothrow)
+                              Trie(region, mode, reverse, reserve, root, chunk_bytes));
+  if (t == nullptr) return Status::OutOfMemory("the trie's header could not be allocated");
+  if (mode == Mode::kRows) {
+    // Cells in 4-byte units below 2^31 (kLeafBit stays free), in chunks that
+    // start at 1 KiB and grow with the rows held, as the other reps' rows.
+    t->cells_.emplace(row_allocator, std::bit_floor(std::max<uint64_t>(chunk_bytes, 4096)),
+                      kRowCellHeader, std::min(row_bytes, kMaxRegionBytes), kUnit);
+    t->cells_->GrowChunks();
+    Status s = t->cells_->Init();
+    if (!s.ok()) return s;
+  }
+  *out = std::move(t);
   return Status::OK();
 }
 
@@ -64,6 +80,12 @@ Status Trie::Attach(memory::VmRegion* region, std::unique_ptr<Trie>* out) {
     return Status::Corruption("the region does not hold a memrep trie of format version " +
                               std::to_string(kFormatVersion));
   }
+  if (meta->mode == static_cast<uint32_t>(Mode::kRows)) {
+    return Status::NotSupported(
+        "the region holds a trie of the RocksDB face (rows), whose rows were kept in RocksDB's "
+        "memtable arena, not in the region; only a trie of the standalone face (memrep::MemTable) "
+        "is read from its region");
+  }
   out->reset(new (std::nothrow) Trie(region, static_cast<Mode>(meta->mode), meta->comparator == 1,
                                      0, meta->root, 1024));
   if (*out == nullptr) return Status::OutOfMemory("the trie's header could not be allocated");
@@ -72,13 +94,13 @@ Status Trie::Attach(memory::VmRegion* region, std::unique_ptr<Trie>* out) {
 }
 
 Trie::LeafKey Trie::KeyBytes(Ref leaf) const {
-  const char* p = At(leaf);
   if (mode_ == Mode::kRows) {
     uint64_t tag;
-    std::string_view key = format::RowUserKey(p + kRowCellHeader, &tag);
+    std::string_view key = format::RowUserKey(Row(leaf & ~kLeafBit), &tag);
     return LeafKey{reinterpret_cast<const uint8_t*>(key.data()), 0,
                    static_cast<uint32_t>(key.size())};
   }
+  const char* p = At(leaf);
   const ViewLeaf* l = reinterpret_cast<const ViewLeaf*>(p);
   return LeafKey{reinterpret_cast<const uint8_t*>(p + kViewLeafHeader), l->from, l->key_len};
 }

@@ -3,8 +3,15 @@
 // The trie rep (trie_rep.h) puts a RocksDB face or a standalone face on it;
 // the frozen image of a file-backed one is read in place by TrieTable.
 //
-//   region:  [ meta ][ root: K256 ][ nodes, leaves, versions, rows ... ]
+//   region (views):  [ meta ][ root: K256 ][ nodes, leaves, versions ... ]
+//   region (rows):   [ meta ][ root: K256 ][ nodes ... ]
+//   cells (rows):    a memory::RowRegion over the caller's Allocator (RocksDB's
+//                    memtable arena): chunk table -> chunks of [next | row]
 //   descent: root ─label─► node ─prefix bytes, label─► ... ─► leaf ─► versions
+//
+// A Ref to a node is an offset in the region. A Ref to a leaf or a version
+// is an offset in the region (views) or a RowRegion reference (rows: below
+// 2^31, so a leaf's kLeafBit stays free); CellAt resolves both.
 //
 // Concurrency (protocol.h holds the whole protocol; docs/trie.md explains it):
 //  - Readers take no lock: every object is fully written before its Ref is
@@ -36,6 +43,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -46,6 +54,7 @@
 #include "concurrency/shared_writes.h"
 #include "format/coding.h"
 #include "format/key_order.h"
+#include "memory/row_region.h"
 #include "memory/thread_chunks.h"
 #include "memory/vm_region.h"
 #include "memrep/entry.h"
@@ -73,15 +82,20 @@ class Trie {
   enum class Mode : uint32_t { kRows = 0, kViews = 1 };
 
   // Lays out an empty trie in an empty, writable region. `reserve`: bytes
-  // kept back from rows and leaves for the nodes of inserts in flight (see
-  // AllocateCell). InvalidArgument: the region is not empty or too big;
-  // Full: it is too small.
+  // kept back from leaves and versions (views) or from the nodes of new
+  // inserts (rows) for the nodes of inserts in flight (see AllocateCell).
   // chunk_bytes: what a writer thread takes from the region at a time for
-  // its rows, leaves and versions (1 KiB..1 MiB).
+  // its nodes, leaves and versions (1 KiB..1 MiB). Rows: the cells come from
+  // a RowRegion over `row_allocator` (REQUIRED) of `row_bytes` of address
+  // space (at most kMaxRegionBytes; tests set less). InvalidArgument: the
+  // region is not empty or too big, or rows have no allocator; Full: the
+  // region is too small; OutOfMemory: the row region's table.
   static Status Create(memory::VmRegion* region, Mode mode, bool reverse, uint64_t reserve,
-                       uint64_t chunk_bytes, std::unique_ptr<Trie>* out);
+                       uint64_t chunk_bytes, std::unique_ptr<Trie>* out,
+                       Allocator* row_allocator = nullptr, uint64_t row_bytes = kMaxRegionBytes);
   // Reads the trie a region already holds (a frozen image). Corruption if
-  // its meta is not a trie's.
+  // its meta is not a trie's; NotSupported for a trie of rows (its cells
+  // were never in the region).
   static Status Attach(memory::VmRegion* region, std::unique_ptr<Trie>* out);
 
   Mode mode() const { return mode_; }
@@ -90,8 +104,10 @@ class Trie {
 
   // ---- Writing (REQUIRES: not frozen) ----
 
-  // Rows: room for a row of `row_len` bytes in a new cell. Full when the
-  // region, less its reserve, has no room.
+  // Rows: room for a row of `row_len` bytes in a new cell of the row
+  // region. Full when the row region's address space is spent, or when the
+  // region, less its reserve, has no room for nodes; OutOfMemory when the
+  // allocator has none.
   Status AllocateCell(size_t row_len, Ref* cell, char** row);
   // Indexes the row written into the cell. AlreadyExists: its user key and
   // sequence are stored (the cell stays unused); Full: no room for a node
@@ -128,7 +144,7 @@ class Trie {
   Ref Next(Ref version) const { return NextLink(version).load(std::memory_order_acquire); }
   uint64_t Tag(Ref version) const;
   // Rows: the row of a version's cell.
-  const char* Row(Ref version) const { return At(version) + kRowCellHeader; }
+  const char* Row(Ref version) const { return cells_->At(version) + kRowCellHeader; }
   // Views: a version's value.
   std::string_view Value(Ref version) const;
 
@@ -194,8 +210,13 @@ class Trie {
   // usage after every write, so a sum over per-thread lines (ThreadChunks::
   // CarvedUnits) would cost each write a miss per writer. What it counts
   // beyond what is carved is at most a chunk per writer thread (1/1024 of
-  // the memtable each, ChunkBytesFor).
+  // the memtable each, ChunkBytesFor). Rows: nodes only.
   uint64_t BytesUsed() const { return region_->used(); }
+  // Rows: the row region's own memory (its chunk table's touched part; the
+  // cells are the allocator's, which counts them); 0 for views.
+  uint64_t RowTableBytes() const { return cells_ ? cells_->TableBytes() : 0; }
+  // Rows: more than half of the row region's address space is used.
+  bool RowsNearlyFull() const { return cells_ && cells_->NearlyFull(); }
   // The locks, guards, replacement stamps and reclamation every reader and
   // writer follows.
   const Protocol& protocol() const { return protocol_; }
@@ -211,7 +232,11 @@ class Trie {
   };
   Status Check(uint64_t* entries = nullptr, Census* census = nullptr) const;
 
+  // A node's bytes (an offset in the region).
   char* At(Ref r) const { return region_->base() + OffsetOf(r); }
+  // A leaf's or a version's bytes: in the region (views), or a cell of the
+  // row region (rows: one chunk-table lookup).
+  char* CellAt(Ref r) const { return mode_ == Mode::kRows ? cells_->At(r & ~kLeafBit) : At(r); }
 
  private:
   Trie(memory::VmRegion* region, Mode mode, bool reverse, uint64_t reserve, Ref root,
@@ -244,11 +269,12 @@ class Trie {
     }
   }
   NodeHeader* NodeAt(Ref r) const { return reinterpret_cast<NodeHeader*>(At(r)); }
+  // A views leaf's head; a version's next (either face).
   std::atomic<Ref>& HeadLink(Ref leaf) const {
     return *reinterpret_cast<std::atomic<Ref>*>(At(leaf) + 4);
   }
   std::atomic<Ref>& NextLink(Ref version) const {
-    return *reinterpret_cast<std::atomic<Ref>*>(At(version));
+    return *reinterpret_cast<std::atomic<Ref>*>(CellAt(version));
   }
   uint64_t Sequence(Ref version) const { return TagSequence(Tag(version)); }
 
@@ -301,17 +327,22 @@ class Trie {
   uint64_t NextChunkBytes(uint64_t need) const;
   static constexpr uint64_t kMinChunkBytes = 1024;
   const uint64_t chunk_bytes_;
-  std::atomic<bool> exhausted_{false};  // the region refused a chunk for rows
+  // The region refused a chunk at limit_: no new leaf, version or (rows)
+  // cell is handed out, so the reserve stays for the inserts in flight.
+  std::atomic<bool> exhausted_{false};
   const Mode mode_;
   const bool reverse_;
-  const uint64_t limit_;  // what rows and leaves may use of the region
+  const uint64_t limit_;  // the region less the reserve
   const Ref root_;
+  // Rows: the cells (leaves are cells). Empty for views.
+  std::optional<memory::RowRegion> cells_;
   Protocol protocol_;
 
   // Writers' allocations: per-thread chunks of the region, of spare rests
   // of chunks or of replaced nodes' blocks (memory/thread_chunks.h); nodes
   // in chunks of their own, so that the nodes a descent reads lie together
-  // on fewer lines and pages than if rows came between them.
+  // on fewer lines and pages than if leaves and versions came between them
+  // (cell_chunks_: views only).
   memory::ThreadChunks node_chunks_;
   memory::ThreadChunks cell_chunks_;
 

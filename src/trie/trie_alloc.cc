@@ -1,6 +1,7 @@
-// The trie's memory: writers' chunks for nodes, rows, leaves and versions,
+// The trie's memory: writers' chunks for nodes, leaves and versions,
 // refilled from the blocks the Protocol hands back (trie.h, protocol.h;
-// docs/trie.md, Layout and Reclamation).
+// docs/trie.md, Layout and Reclamation). Rows' cells are the row region's
+// (AllocateCell).
 #include <algorithm>
 #include <bit>
 #include <cstring>
@@ -10,24 +11,31 @@
 namespace memrep::trie {
 
 // Everything but a big object comes from one of the calling thread's two
-// chunks (memory::ThreadChunks), nodes from one and rows, leaves and
-// versions from the other: one shared operation per chunk (the region's
+// chunks (memory::ThreadChunks), nodes from one and leaves and versions
+// (views) from the other: one shared operation per chunk (the region's
 // cursor; none for a chunk from the thread's own spares and free blocks),
 // none per allocation.
 //
-// The reserve: once the region has refused a chunk (its limit, less the
-// reserve, is reached), every writer stops taking rows, leaves and versions,
-// also from the chunks it holds, so only the inserts whose rows are already
-// allocated (one per writer thread) go on; their nodes (from_reserve) still
-// come from the chunk if it has room, else straight from the region's
-// reserve, up to its capacity.
+// The reserve: once the region has refused a chunk or a big node (its
+// limit, less the reserve, is reached), every writer stops taking leaves and
+// versions (views), also from the chunks it holds, or cells (rows,
+// AllocateCell), so only the inserts that already hold theirs (one per
+// writer thread) go on; their nodes (from_reserve) still come from the
+// chunk if it has room, else straight from the region's reserve, up to its
+// capacity.
 Status Trie::Bump(uint64_t bytes, bool from_reserve, Ref* ref) {
   bytes = RoundUp4(bytes);
   const uint64_t units = bytes / kUnit;
   uint64_t offset = 0;
   if (bytes > chunk_bytes_ / 4) {
-    // Big: a stretch of its own, so chunks are never mostly left unused.
-    Status s = region_->Bump(bytes, from_reserve ? region_->capacity() : limit_, &offset);
+    // Big: a stretch of its own, so chunks are never mostly left unused. A
+    // node (a K256 with small chunks) past the limit marks the region
+    // exhausted, as a refused chunk does, before it takes from the reserve.
+    Status s = region_->Bump(bytes, limit_, &offset);
+    if (s.IsFull() && from_reserve) {
+      exhausted_.store(true, std::memory_order_relaxed);
+      s = region_->Bump(bytes, region_->capacity(), &offset);
+    }
     if (!s.ok()) return s;
     *ref = static_cast<Ref>(offset / kUnit);
     return Status::OK();

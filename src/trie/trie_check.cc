@@ -20,6 +20,14 @@ Status Trie::Check(uint64_t* entries, Census* census) const {
   auto in_region = [&](Ref r, uint64_t bytes) {
     return r != 0 && OffsetOf(r) >= sizeof(Meta) && OffsetOf(r) + bytes <= used;
   };
+  // A leaf or a version: in the region (views), or a cell of the row region
+  // (rows: a trie in memory, never an image; its references are not bounded).
+  const bool rows = mode_ == Mode::kRows;
+  auto cell_in = [&](Ref r, uint64_t bytes) {
+    return rows ? (r & ~kLeafBit) != 0 : in_region(r, bytes);
+  };
+  // More versions than this on one key is a cycle (a version is 16 bytes or more).
+  const uint64_t max_versions = (rows ? cells_->ChunkBytes() : used) / 8;
   uint64_t versions = 0;
   std::string key;  // the path's bytes so far
   struct Frame {
@@ -33,11 +41,11 @@ Status Trie::Check(uint64_t* entries, Census* census) const {
   bool have_last = false;
 
   auto check_leaf = [&](Ref leaf, const std::string& path_key) -> Status {
-    if (!in_region(leaf, 12))
+    if (!cell_in(leaf, 12))
       return Status::Corruption("a reference outside the region: " + RefText(leaf));
     const LeafKey lk = KeyBytes(leaf);
     if (lk.size < path_key.size() || lk.from > path_key.size() ||
-        OffsetOf(leaf) + 12 + (lk.size - lk.from) > used) {
+        (!rows && OffsetOf(leaf) + 12 + (lk.size - lk.from) > used)) {
       return Status::Corruption(RefText(leaf) + " has a key shorter than its path");
     }
     for (uint32_t i = lk.from; i < path_key.size(); ++i) {
@@ -58,9 +66,8 @@ Status Trie::Check(uint64_t* entries, Census* census) const {
     bool first = true;
     uint64_t n = 0;
     for (Ref v = Head(leaf); v != 0; v = Next(v)) {
-      if (!in_region(v, 16))
-        return Status::Corruption("a version outside the region: " + RefText(v));
-      if (mode_ == Mode::kRows) {
+      if (!cell_in(v, 16)) return Status::Corruption("a version outside the region: " + RefText(v));
+      if (rows) {
         uint64_t tag;
         const std::string_view vk = format::RowUserKey(Row(v), &tag);
         if (vk != full)
@@ -73,7 +80,9 @@ Status Trie::Check(uint64_t* entries, Census* census) const {
       }
       first = false;
       prev_seq = seq;
-      if (++n > used / 8) return Status::Corruption(RefText(leaf) + "'s versions form a cycle");
+      if (++n > max_versions) {
+        return Status::Corruption(RefText(leaf) + "'s versions form a cycle");
+      }
     }
     if (n == 0) return Status::Corruption(RefText(leaf) + " has no version");
     counted.leaves++;
@@ -99,7 +108,7 @@ Status Trie::Check(uint64_t* entries, Census* census) const {
         return Status::Corruption(RefText(f.node) + "'s prefix does not cover its depth");
       }
       if (n->inline_len == kLeafPrefix) {
-        if (!IsLeaf(n->prefix) || !in_region(n->prefix, 12)) {
+        if (!IsLeaf(n->prefix) || !cell_in(n->prefix, 12)) {
           return Status::Corruption(RefText(f.node) + "'s prefix is not held by a leaf");
         }
         const LeafKey pk = KeyBytes(n->prefix);

@@ -210,6 +210,7 @@ Status OpenTable(const std::string& path, std::unique_ptr<memory::VmRegion>* reg
   // before the trie's end, which is tighter.
   std::unique_ptr<Trie> t;
   s = Trie::Attach(r.get(), &t);
+  if (s.IsNotSupported()) return Status::NotSupported(where + ": " + s.message());
   if (!s.ok()) return Status::Corruption(where + ": " + s.message());
   if (footer_out != nullptr) *footer_out = footer;
   *region = std::move(r);

@@ -76,8 +76,9 @@ Status DumpTable(const Trie& trie, const memory::VmRegion& region, const std::st
 // naming the file and what is wrong, if it is too short, has no footer at
 // its end (truncated, a live image, another kind of file), a footer of
 // another version, a checksum that does not match (a byte changed in the
-// footer or the Meta), or sizes outside the file. IOError if it cannot be
-// opened. *footer (if given) gets the footer. The trie refers to *region,
+// footer or the Meta), or sizes outside the file; NotSupported for a trie of
+// the RocksDB face (rows), whose rows were never in it. IOError if it cannot
+// be opened. *footer (if given) gets the footer. The trie refers to *region,
 // which must outlive it.
 Status OpenTable(const std::string& path, std::unique_ptr<memory::VmRegion>* region,
                  std::unique_ptr<Trie>* trie, TableFooter* footer = nullptr);

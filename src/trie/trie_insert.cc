@@ -34,10 +34,17 @@ uint64_t Trie::NumEntries() const {
 }
 
 Status Trie::AllocateCell(size_t row_len, Ref* cell, char** row) {
+  if (mode_ != Mode::kRows) return Status::NotSupported("a trie of views holds no rows");
   if (row_len > kMaxRegionBytes) return Status::Full("a row larger than the trie's region");
-  Status s = Bump(kRowCellHeader + row_len, /*from_reserve=*/false, cell);
+  // The nodes' reserve is for the inserts that hold a cell already.
+  if (exhausted_.load(std::memory_order_relaxed)) {
+    return Status::Full("the trie's region is full: switch to a new memtable");
+  }
+  memory::RowRef ref = 0;
+  Status s = cells_->Allocate(row_len, &ref);
   if (!s.ok()) return s;
-  *row = At(*cell) + kRowCellHeader;
+  *cell = ref;
+  *row = cells_->At(ref) + kRowCellHeader;
   return Status::OK();
 }
 

@@ -23,7 +23,7 @@ bool Trie::DescendStep(std::string_view key, Ref* node, uint32_t* depth, Ref* fo
   *node = child;
   *depth = end + 1;
   if (IsLeaf(child)) {
-    __builtin_prefetch(At(child));
+    __builtin_prefetch(CellAt(child));
   } else {
     PrefetchSlot(child, key, end + 1);
   }
@@ -142,7 +142,7 @@ void Trie::PrefetchNeighbour(const Path& path, bool forward) const {
   Ref child = 0;
   const int l = forward ? (step.label < 255 ? FirstChild(n, step.label + 1, &child) : -1)
                         : LastChild(n, step.label - 1, &child);
-  if (l >= 0 && IsLeaf(child)) __builtin_prefetch(At(child));
+  if (l >= 0 && IsLeaf(child)) __builtin_prefetch(CellAt(child));
 }
 
 Ref Trie::First(Path* path) const {

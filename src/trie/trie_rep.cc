@@ -63,7 +63,7 @@ TrieRep::~TrieRep() {
 }
 
 Status TrieRep::Make(const TrieOptions& options, const RepContext& context,
-                     std::unique_ptr<Rep>* out) {
+                     std::unique_ptr<Rep>* out, uint64_t row_bytes) {
   const format::KeyOrder order(context.comparator);
   if (order.kind() == format::KeyOrder::Kind::kCustom) {
     return Status::InvalidArgument(
@@ -94,7 +94,8 @@ Status TrieRep::Make(const TrieOptions& options, const RepContext& context,
   std::unique_ptr<Trie> trie;
   s = Trie::Create(region.get(), context.rows ? Trie::Mode::kRows : Trie::Mode::kViews,
                    order.kind() == format::KeyOrder::Kind::kReverseBytewise,
-                   ReserveFor(options.mem_cap), ChunkBytesFor(context.write_buffer_size), &trie);
+                   ReserveFor(options.mem_cap), ChunkBytesFor(context.write_buffer_size), &trie,
+                   context.rows ? context.allocator : nullptr, row_bytes);
   if (!s.ok()) {
     region.reset();
     if (!remove_on_close.empty()) ::unlink(remove_on_close.c_str());
@@ -116,12 +117,14 @@ Status TrieRep::Allocate(size_t len, KeyHandle* handle, char** row) {
   Ref cell = 0;
   Status s = trie_->AllocateCell(len, &cell, row);
   if (!s.ok()) return s;
-  *handle = trie_->At(cell);
+  // The handle is the cell's Ref (never 0, below 2^31): a pointer into the
+  // row region's chunks cannot be turned back into one.
+  *handle = reinterpret_cast<KeyHandle>(static_cast<uintptr_t>(cell));
   return Status::OK();
 }
 
 bool TrieRep::InsertRow(KeyHandle handle) {
-  const Ref cell = static_cast<Ref>((static_cast<char*>(handle) - region_->base()) / kUnit);
+  const auto cell = static_cast<Ref>(reinterpret_cast<uintptr_t>(handle));
   return trie_->InsertCell(cell).ok();
 }
 
@@ -209,7 +212,7 @@ std::unique_ptr<RepIterator> TrieRep::NewIterator() const {
 void TrieRep::Freeze() {
   trie_->Freeze();
   size_t none = 0;
-  frozen_usage_.compare_exchange_strong(none, trie_->BytesUsed(), std::memory_order_acq_rel);
+  frozen_usage_.compare_exchange_strong(none, OwnBytes(), std::memory_order_acq_rel);
   std::call_once(convert_once_, [this] { freeze_result_ = Convert(); });
 }
 

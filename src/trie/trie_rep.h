@@ -1,7 +1,10 @@
 // TrieRep: the trie memtable representation. A Trie (trie.h) in a VmRegion
 // of its own, with both faces:
 //
-//   RocksDB face (rows):  Allocate ─► a cell [next|row] in the region
+//   RocksDB face (rows):  Allocate ─► a cell [next|row] in the trie's row
+//                                     region, whose chunks are RocksDB's
+//                                     arena's (so its WriteBufferManager
+//                                     counts them); the handle is its Ref
 //                         Insert   ─► the trie indexes the row's user key;
 //                                     the slot of the key names its newest
 //                                     cell, whose next links the older ones
@@ -35,9 +38,10 @@ namespace memrep::trie {
 
 class TrieRep final : public Rep {
  public:
-  // REQUIRES: options.Validate().ok().
+  // REQUIRES: options.Validate().ok(). row_bytes: the address space of the
+  // rows face's row region (tests set less).
   static Status Make(const TrieOptions& options, const RepContext& context,
-                     std::unique_ptr<Rep>* out);
+                     std::unique_ptr<Rep>* out, uint64_t row_bytes = kMaxRegionBytes);
   ~TrieRep() override;
 
   Status Allocate(size_t len, KeyHandle* handle, char** row) override;
@@ -57,13 +61,17 @@ class TrieRep final : public Rep {
   void Freeze() override;
   Status FreezeResult() const override { return freeze_result_; }
   bool frozen() const override { return trie_->frozen(); }
-  // The region's used bytes; at Freeze they are recorded before a table's
-  // footer is added, so the usage never grows after Freeze (contract 7).
+  // The region's used bytes, and (rows) the row region's chunk table: the
+  // cells are the Allocator's, which counts them. At Freeze the figure is
+  // recorded before a table's footer is added, so the usage never grows
+  // after Freeze (contract 7).
   size_t MemoryUsage() const override {
     const size_t frozen = frozen_usage_.load(std::memory_order_acquire);
-    return frozen != 0 ? frozen : trie_->BytesUsed();
+    return frozen != 0 ? frozen : OwnBytes();
   }
-  bool NearlyFull() const override { return trie_->BytesUsed() >= nearly_full_; }
+  bool NearlyFull() const override {
+    return trie_->BytesUsed() >= nearly_full_ || trie_->RowsNearlyFull();
+  }
   uint64_t NumEntries() const override { return trie_->NumEntries(); }
   uint64_t ApproximateNumEntries(std::string_view start, std::string_view end) const override;
 
@@ -81,6 +89,7 @@ class TrieRep final : public Rep {
           std::string remove_on_close, Conversion conversion);
   bool InsertRow(KeyHandle handle);
   Status Convert();
+  size_t OwnBytes() const { return trie_->BytesUsed() + trie_->RowTableBytes(); }
 
   std::unique_ptr<memory::VmRegion> region_;
   std::unique_ptr<Trie> trie_;

@@ -30,13 +30,10 @@ Status TrieTable::Open(const std::string& path, std::unique_ptr<TrieTable>* out)
   } catch (const std::bad_alloc&) {
     return Status::OutOfMemory("could not copy the table's path");
   }
+  // A trie of the RocksDB face (rows) is NotSupported: its rows were never
+  // in the file (Trie::Attach).
   Status s = trie::OpenTable(path, &impl->region, &impl->trie, &impl->footer);
   if (!s.ok()) return s;
-  if (impl->trie->mode() != trie::Trie::Mode::kViews) {
-    return Status::NotSupported("the table file '" + path +
-                                "' holds a trie of the RocksDB face (rows); only a trie of the "
-                                "standalone face (memrep::MemTable) is read as a table");
-  }
   out->reset(new (std::nothrow) TrieTable(std::move(impl)));
   if (*out == nullptr) return Status::OutOfMemory("could not allocate a trie table");
   return Status::OK();
