@@ -15,8 +15,9 @@ Each test ends as
   FAIL     gtest printed FAILED; its first failure lines are kept
   CRASH    the process died inside it (an assertion, a signal); the rest of
            the shard runs again in a new process
-  TIMEOUT  it was running when the process passed --timeout seconds (every
-           thread's stack is saved beside the log); the rest runs again
+  TIMEOUT  it ran past --test_timeout seconds without a gtest line (or the
+           process past --timeout): every thread's stack is saved beside
+           the log, the process killed, and the rest runs again
 A test counts against a rep when it passes with the skip list and not with
 the rep, unless the refusals file lists it (`rep test reason`, a test name
 or an fnmatch pattern). Results: <out>/results.md, <out>/results.json, and
@@ -61,7 +62,10 @@ def parse_args():
     p.add_argument("--refusals", help="file of `rep test reason` lines that do not count")
     p.add_argument("--jobs", type=int, default=2, help="processes at once (default 2)")
     p.add_argument("--shard", type=int, default=40, help="tests per process at most (default 40)")
-    p.add_argument("--timeout", type=float, default=600, help="seconds a process may run (default 600)")
+    p.add_argument("--test_timeout", type=float, default=120,
+                   help="seconds a test may run before it is a TIMEOUT (default 120; the longest "
+                        "test of the long set takes about 25 s)")
+    p.add_argument("--timeout", type=float, default=1800, help="seconds a process may run (default 1800)")
     p.add_argument("--tmp", help="TEST_TMPDIR's parent (default: <out>/tmp)")
     return p.parse_args()
 
@@ -129,15 +133,27 @@ def refused(refusals, rep, test):
 
 def excerpt(lines, outcome):
     """The first lines that say what went wrong in a test's output."""
+    lines = [x for x in lines if not NOTICE.match(x)]
+    out = []
+    for i, line in enumerate(lines):
+        if re.search(r":\d+: Failure$", line):  # gtest's first failed assertion
+            out = [line] + [x for x in lines[i + 1:i + 6] if not x.startswith("[")][:4]
+            break
     if outcome == "FAIL":
-        for i, line in enumerate(lines):
-            if re.search(r":\d+: Failure$", line):
-                return [line] + [x for x in lines[i + 1:i + 6] if not x.startswith("[")][:4]
+        return out
     keys = ("Assertion", "Received signal", "terminate called", "what():", "AddressSanitizer",
-            "Segmentation", "Aborted", "memrep:")
-    picked = [x for x in lines if any(k in x for k in keys) and not x.startswith("#")
-              and not NOTICE.match(x)]
-    return (picked or lines[-5:])[:4]
+            "Segmentation", "Aborted", "invalid pointer", "double free", "memrep:")
+    out += [x for x in lines if any(k in x for k in keys) and not x.startswith("#")][:3]
+    return out or lines[-5:]
+
+
+def ending(code):
+    if code is not None and code < 0:
+        try:
+            return f"the process died of {signal.Signals(-code).name}"
+        except ValueError:
+            return f"the process died of signal {-code}"
+    return f"the process exited with status {code}"
 
 
 class Runner:
@@ -174,15 +190,7 @@ class Runner:
                 f.flush()
                 proc = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, env=env,
                                         stdin=subprocess.DEVNULL, start_new_session=True)
-                try:
-                    code = proc.wait(timeout=self.a.timeout)
-                except subprocess.TimeoutExpired:
-                    timed_out = True
-                    with open(log + ".bt", "w") as bt:
-                        subprocess.run(["gdb", "-p", str(proc.pid), "-batch", "-ex", "thread apply all bt"],
-                                       stdout=bt, stderr=subprocess.STDOUT, timeout=120)
-                    os.killpg(proc.pid, signal.SIGKILL)
-                    code = proc.wait()
+                code, timed_out = self.wait(proc, log, start)
             with open(log, errors="replace") as f:
                 text = f.read()
             if rep != CONTROL:
@@ -196,7 +204,7 @@ class Runner:
                 # Died between tests or at exit: a result of the shard's own.
                 results[f"{name}(shard {index}) exit"] = dict(
                     outcome="CRASH", seconds=0.0, log=log,
-                    excerpt=[f"exit status {code} after its tests passed"]
+                    excerpt=[f"{ending(code)} after its tests passed"]
                     + excerpt(text.splitlines()[-40:], "CRASH"))
             if code == 0 and not timed_out:
                 missing = [t for t in left if t not in results]
@@ -208,7 +216,7 @@ class Runner:
             if not ran:  # died before its first test: every one counts as such
                 for t in left:
                     results[t] = dict(outcome="CRASH", seconds=0.0, log=log,
-                                      excerpt=excerpt(text.splitlines(), "CRASH"))
+                                      excerpt=excerpt(text.splitlines(), "CRASH") + [ending(code)])
                 break
             left = [t for t in left if t not in results]
             attempt += 1
@@ -222,8 +230,30 @@ class Runner:
                     os.remove(os.path.join(os.path.dirname(log), f))
         return results
 
-    @staticmethod
-    def parse(text, rep, log, code, timed_out):
+    def wait(self, proc, log, start):
+        """(exit code, timed out): waits for proc while its tests make progress."""
+        progress, pos = start, 0
+        while True:
+            try:
+                return proc.wait(timeout=1), False
+            except subprocess.TimeoutExpired:
+                pass
+            now = time.monotonic()
+            with open(log, "rb") as f:  # a gtest line ([ RUN ], [ OK ], [ FAILED ]) is progress
+                f.seek(pos)
+                chunk = f.read()
+            pos += len(chunk)
+            if b"\n[ " in chunk:
+                progress = now
+            if now - progress > self.a.test_timeout or now - start > self.a.timeout:
+                break
+        with open(log + ".bt", "w") as bt:
+            subprocess.run(["gdb", "-p", str(proc.pid), "-batch", "-ex", "thread apply all bt"],
+                           stdout=bt, stderr=subprocess.STDOUT, timeout=120)
+        os.killpg(proc.pid, signal.SIGKILL)
+        return proc.wait(), True
+
+    def parse(self, text, rep, log, code, timed_out):
         """{test: result} from one process's gtest output."""
         results, current, lines = {}, None, []
         for line in text.splitlines():
@@ -242,7 +272,10 @@ class Runner:
                 lines.append(line)
         if current:  # the process ended inside it
             outcome = "TIMEOUT" if timed_out else "CRASH"
-            ex = excerpt(lines, outcome) if not timed_out else [f"running after {log}'s time limit"]
+            ex = excerpt(lines, outcome) + [ending(code)] if not timed_out else \
+                [f"no progress for {self.a.test_timeout:.0f} s (or the process past {self.a.timeout:.0f} s); "
+                 f"every thread's stack: {os.path.relpath(log, self.a.out)}.bt"] + \
+                (excerpt(lines, "FAIL") if any(re.search(r":\d+: Failure$", x) for x in lines) else [])
             results[current] = dict(outcome=outcome, seconds=None, log=log, excerpt=ex)
         return results
 
