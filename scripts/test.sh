@@ -21,6 +21,10 @@
 #               built with clang, so -Wthread-safety and -Werror check every target
 #   stress      RocksDB's db_stress and crash test over every rep (scripts/stress.sh's
 #               short lane: builds db_stress from the installed library's source once)
+#   rocksdbtests RocksDB's own gtest DB tests (db_flush_test, db_test2, ...) with every rep
+#               substituted for the default memtable, beside the skip list: the CI subset
+#               of scripts/rocksdb-tests.sh (builds the tests from the installed library's
+#               source once; --long there runs all of them)
 #   fuzz        libFuzzer targets for option strings and operation sequences, a short run
 #               over their corpora (scripts/fuzz.sh)
 # Usage: bash scripts/test.sh [lane...]     (default: all of them, in this order)
@@ -36,7 +40,7 @@ apt_config() { find /etc/apt -type f -print0 | sort -z | xargs -0 -r sha256sum; 
 apt_before=$(apt_config)
 
 lanes=("$@")
-[[ ${#lanes[@]} -eq 0 ]] && lanes=(format release install standalone rocksdb9 tsan asan stress fuzz)
+[[ ${#lanes[@]} -eq 0 ]] && lanes=(format release install standalone rocksdb9 tsan asan stress rocksdbtests fuzz)
 jobs=$(nproc)
 
 # Builds and runs a CMake preset's tests.
@@ -96,10 +100,12 @@ for lane in "${lanes[@]}"; do
       bash scripts/rocksdb-intree.sh 9.10 --compile-only ;;
     stress)
       bash scripts/stress.sh ;;
+    rocksdbtests)
+      bash scripts/rocksdb-tests.sh ;;
     fuzz)
       bash scripts/fuzz.sh ;;
     *)
-      echo "unknown lane '$lane'; lanes: format release install standalone rocksdb9 tsan asan stress fuzz" >&2
+      echo "unknown lane '$lane'; lanes: format release install standalone rocksdb9 tsan asan stress rocksdbtests fuzz" >&2
       exit 2 ;;
   esac
   unset TSAN_OPTIONS ASAN_OPTIONS UBSAN_OPTIONS
