@@ -45,34 +45,59 @@ struct KeyComparatorLayout {
 };
 
 // Where objects of the class whose virtual table has this (mangled) symbol
-// point: two words past its start (the offset to top and the type info come
-// first); nullptr if librocksdb does not export it. The symbol is looked up
-// in the library that holds RocksDB's BytewiseComparator, so that a
-// librocksdb loaded with RTLD_LOCAL (as a JVM loads RocksJava's) is found too.
-const void* VtableOfClass(const char* symbol) {
-  void* library = nullptr;
+// may point: two words past its start (the offset to top and the type info
+// come first). A virtual table is a weak symbol that any module using the
+// class inline may hold a copy of (a test binary often holds
+// InternalKeyComparator's), and RocksDB's objects point at the copy the
+// dynamic linker bound, so there are two candidates: the one the global
+// scope resolves to (the executable's copy, when it has one) and the one in
+// the library that holds RocksDB's BytewiseComparator (found even when that
+// library was loaded with RTLD_LOCAL, as a JVM loads RocksJava's).
+struct Vtables {
+  const void* global = nullptr;
+  const void* library = nullptr;
+  bool Empty() const { return global == nullptr && library == nullptr; }
+  bool Holds(const void* p) const { return p != nullptr && (p == global || p == library); }
+};
+
+const void* PastHeader(const void* table) {
+  return table == nullptr ? nullptr : static_cast<const char*>(table) + 2 * sizeof(void*);
+}
+
+Vtables VtablesOfClass(const char* symbol) {
+  Vtables out;
+  out.global = PastHeader(::dlsym(RTLD_DEFAULT, symbol));
   Dl_info info;
   if (::dladdr(reinterpret_cast<void*>(&ROCKSDB_NAMESPACE::BytewiseComparator), &info) != 0 &&
       info.dli_fname != nullptr) {
-    library = ::dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+    if (void* library = ::dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD); library != nullptr) {
+      out.library = PastHeader(::dlsym(library, symbol));
+      ::dlclose(library);  // RTLD_NOLOAD took a reference; the library stays
+    }
   }
-  const void* table = ::dlsym(library != nullptr ? library : RTLD_DEFAULT, symbol);
-  if (library != nullptr) ::dlclose(library);  // RTLD_NOLOAD took a reference; the library stays
-  return table == nullptr ? nullptr : static_cast<const char*>(table) + 2 * sizeof(void*);
+  return out;
 }
 
 }  // namespace
 
 const ROCKSDB_NAMESPACE::Comparator* UserComparatorOf(
     const ROCKSDB_NAMESPACE::MemTableRep::KeyComparator& cmp) {
-  static const void* const kKeyComparator = VtableOfClass("_ZTVN7rocksdb8MemTable13KeyComparatorE");
-  static const void* const kInternal = VtableOfClass("_ZTVN7rocksdb21InternalKeyComparatorE");
-  if (kKeyComparator == nullptr || kInternal == nullptr) return nullptr;
+  static const Vtables kKeyComparator = VtablesOfClass("_ZTVN7rocksdb8MemTable13KeyComparatorE");
+  static const Vtables kInternal = VtablesOfClass("_ZTVN7rocksdb21InternalKeyComparatorE");
+  if (kKeyComparator.Empty() || kInternal.Empty()) return nullptr;
   const auto& layout = reinterpret_cast<const KeyComparatorLayout&>(cmp);
-  if (layout.vtable != kKeyComparator || layout.internal_vtable != kInternal) return nullptr;
+  if (!kKeyComparator.Holds(layout.vtable) || !kInternal.Holds(layout.internal_vtable)) {
+    return nullptr;
+  }
   return layout.user;
 }
 
 #endif
+
+const UserKeyComparator* BuiltinOrderOf(const ROCKSDB_NAMESPACE::Comparator* user) {
+  if (user == ROCKSDB_NAMESPACE::BytewiseComparator()) return BytewiseComparator();
+  if (user == ROCKSDB_NAMESPACE::ReverseBytewiseComparator()) return ReverseBytewiseComparator();
+  return nullptr;
+}
 
 }  // namespace memrep::rocksdb_plugin

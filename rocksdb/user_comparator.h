@@ -21,6 +21,11 @@ namespace memrep::rocksdb_plugin {
 const ROCKSDB_NAMESPACE::Comparator* UserComparatorOf(
     const ROCKSDB_NAMESPACE::MemTableRep::KeyComparator& cmp);
 
+// memrep's BytewiseComparator() or ReverseBytewiseComparator() when `user`
+// is RocksDB's own object for that order (compared by address: a comparator
+// that only borrows the name is called as it is); nullptr otherwise.
+const UserKeyComparator* BuiltinOrderOf(const ROCKSDB_NAMESPACE::Comparator* user);
+
 // A rocksdb::Comparator as memrep's UserKeyComparator. It says its keys are
 // equal only when their bytes are when RocksDB's comparator says so and has
 // no timestamp (a Get reads a key's versions across its timestamps, which a

@@ -267,6 +267,54 @@ TEST_P(ColumnFamilyTest, AComparatorARepCannotServeIsServedByTheSkipListOnEveryP
   }
 }
 
+TEST_P(ColumnFamilyTest, AComparatorIsOnlyAskedAboutKeysOfItsOwnFormat) {
+  // A comparator made for one key format (here 8-byte integers) is never
+  // handed a key the application did not write: not when the memtable is
+  // made (the order is read from RocksDB's key comparator, not probed), not
+  // on any write, read, scan or reopen. Its order is the one served.
+  const std::string rep = GetParam();
+  testing::FixedWidthComparator cmp;
+  const std::map<std::string, const rdb::Comparator*> comparators = {{"integers", &cmp}};
+  rdb::Options options = BaseOptions();
+  ASSERT_TRUE(OpenAll(options).ok());
+  rdb::ColumnFamilyOptions cf(options);
+  cf.comparator = &cmp;
+  rdb::ColumnFamilyHandle* h = nullptr;
+  ASSERT_TRUE(db_->CreateColumnFamily(cf, "integers", &h).ok());
+  handles_.push_back(h);
+  const std::vector<uint64_t> keys = {300, 1, 1ull << 40, 256, 2, 70000};
+  for (uint64_t k : keys) {
+    ASSERT_TRUE(db_->Put(rdb::WriteOptions(), h, testing::FixedWidthComparator::Encode(k),
+                         std::to_string(k))
+                    .ok());
+  }
+  ASSERT_TRUE(db_->DeleteRange(rdb::WriteOptions(), h, testing::FixedWidthComparator::Encode(250),
+                               testing::FixedWidthComparator::Encode(257))
+                  .ok());
+  const std::vector<uint64_t> expected = {1, 2, 300, 70000, 1ull << 40};
+  auto scan = [&](rdb::ColumnFamilyHandle* cfh) {
+    std::vector<uint64_t> seen;
+    std::unique_ptr<rdb::Iterator> it(db_->NewIterator(rdb::ReadOptions(), cfh));
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+      seen.push_back(testing::FixedWidthComparator::Decode(it->key()));
+    }
+    EXPECT_TRUE(it->status().ok());
+    return seen;
+  };
+  EXPECT_EQ(scan(h), expected) << rep;
+  std::string v;
+  ASSERT_TRUE(db_->Get(rdb::ReadOptions(), h, testing::FixedWidthComparator::Encode(300), &v).ok());
+  EXPECT_EQ(v, "300");
+  EXPECT_TRUE(
+      db_->Get(rdb::ReadOptions(), h, testing::FixedWidthComparator::Encode(256), &v).IsNotFound());
+  Close();
+  ASSERT_TRUE(OpenAll(options, comparators).ok());
+  EXPECT_EQ(scan(handles_[1]), expected) << rep << ", after reopening from the WAL";
+  ASSERT_TRUE(db_->Flush(rdb::FlushOptions(), handles_[1]).ok());
+  EXPECT_EQ(scan(handles_[1]), expected) << rep << ", after a flush";
+  EXPECT_EQ(cmp.wrong_width.load(), 0u) << rep << ": keys of another length reached the comparator";
+}
+
 INSTANTIATE_TEST_SUITE_P(Reps, ColumnFamilyTest, ::testing::ValuesIn(RepsAndSkipList()),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            std::string name = info.param;

@@ -5,6 +5,7 @@
 #include <rocksdb/memtablerep.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <string>
 
@@ -87,5 +88,34 @@ class CaseFoldingComparator final : public ROCKSDB_NAMESPACE::Comparator {
   void FindShortSuccessor(std::string*) const override {}
 };
 inline const CaseFoldingComparator kCaseFolding;
+
+// Orders 8-byte keys as little-endian integers and counts the calls with a
+// key of any other length (RocksDB's own uint64 comparator asserts there
+// are none): what a comparator made for one key format expects.
+class FixedWidthComparator final : public ROCKSDB_NAMESPACE::Comparator {
+ public:
+  const char* Name() const override { return "test.FixedWidth"; }
+  int Compare(const ROCKSDB_NAMESPACE::Slice& a, const ROCKSDB_NAMESPACE::Slice& b) const override {
+    if (a.size() != 8 || b.size() != 8) {
+      wrong_width.fetch_add(1, std::memory_order_relaxed);
+      return a.compare(b);
+    }
+    const uint64_t x = Decode(a), y = Decode(b);
+    return x < y ? -1 : (x > y ? 1 : 0);
+  }
+  void FindShortestSeparator(std::string*, const ROCKSDB_NAMESPACE::Slice&) const override {}
+  void FindShortSuccessor(std::string*) const override {}
+  static std::string Encode(uint64_t v) {
+    std::string out(8, '\0');
+    for (int i = 0; i < 8; ++i) out[i] = static_cast<char>(v >> (8 * i));
+    return out;
+  }
+  static uint64_t Decode(const ROCKSDB_NAMESPACE::Slice& s) {
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(s[i]);
+    return v;
+  }
+  mutable std::atomic<uint64_t> wrong_width{0};
+};
 
 }  // namespace memrep::testing
