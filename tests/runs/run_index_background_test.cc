@@ -7,49 +7,49 @@
 
 #include "runs/run_index.h"
 #include "runs/run_index_fixture.h"
+#include "runs/run_point_hold.h"
 #include "test_util.h"
 
 namespace memrep::runs {
 namespace {
 
-// Destroying a rep must not wait for a big merge: Close cancels it.
+#if MEMREP_RUN_POINTS
+// Destroying a rep must not wait for a big merge: Close cancels it. The
+// strand's merge is held as it begins until Close has begun (run_points.h),
+// so Close meets it running in every run; it then stops at its first
+// cancellation check instead of finishing.
 TEST(RunIndex, CloseStopsABigMergeInsteadOfWaitingForIt) {
   memory::Arena arena;
   RowRegion region(&arena, 65536, WriteList::kLinkBytes);
   ASSERT_TRUE(region.Init().ok());
   const format::KeyOrder order(nullptr);
   concurrency::BackgroundPool pool(1);
-  constexpr int kHalf = 300000;  // two runs that take tens of milliseconds to merge
-  std::vector<RowRef> refs;
+  constexpr int kHalf = SortedRun::kCancelCheck;  // the merge reaches its first check
+  RunIndexOptions options;
+  options.seal_threshold = kHalf;              // each Snapshot below publishes one run
+  options.background_cut = uint32_t{1} << 24;  // no background cut
+  auto index = std::make_shared<RunIndex>(options, order, region, pool);
+  // Before the second run exists: the strand may merge both as soon as the
+  // index is quiet, or once frozen.
+  RunPointHold hold(RunPoint::kMerge, index.get());
   for (int i = 0; i < 2 * kHalf; ++i) {
     const std::string key = testing::NumberKey(static_cast<uint64_t>(i) * 7919 % (2 * kHalf));
     RowRef ref;
     ASSERT_TRUE(region.Allocate(RowSize(key.size(), 1), &ref).ok());
     EncodeRow(region.Row(ref), EntryView::Of(key, 1, ValueType::kValue, "v"));
-    refs.push_back(ref);
+    index->Push(ref);
+    if (i + 1 == kHalf || i + 1 == 2 * kHalf) index->Snapshot();
   }
-  uint64_t cancelled = 0;
-  for (int attempt = 0; attempt < 20 && cancelled == 0; ++attempt) {
-    RunIndexOptions options;
-    options.seal_threshold = kHalf;              // each Snapshot below publishes one run
-    options.background_cut = uint32_t{1} << 24;  // no background cut
-    auto index = std::make_shared<RunIndex>(options, order, region, pool);
-    for (int i = 0; i < kHalf; ++i) index->Push(refs[i]);
-    index->Snapshot();
-    for (int i = kHalf; i < 2 * kHalf; ++i) index->Push(refs[i]);
-    index->Snapshot();
-    ASSERT_EQ(index->NumRuns(), 2u);
-    index->Freeze();  // the strand merges both into one
-    std::this_thread::sleep_for(std::chrono::milliseconds(2 + attempt));
-    index->Close();
-    cancelled = index->MergesCancelled();
-    if (cancelled > 0) {
-      EXPECT_EQ(index->NumRuns(), 2u) << "a cancelled merge publishes nothing";
-    }
-  }
+  ASSERT_EQ(index->NumRuns(), 2u);
+  index->Freeze();  // the strand merges both into one
+  ASSERT_TRUE(hold.WaitHeld()) << "the strand did not begin the merge";
+  index->Close();  // the hold ends once Close has begun
+  EXPECT_EQ(hold.timeouts(), 0u) << "Close waited for the merge before cancelling it";
+  EXPECT_EQ(index->MergesCancelled(), 1u);
+  EXPECT_EQ(index->NumRuns(), 2u) << "a cancelled merge publishes nothing";
   pool.Drain();
-  EXPECT_GT(cancelled, 0u) << "Close never caught the merge running, in 20 attempts";
 }
+#endif
 
 // While readers take views, a writer cuts its rows itself each time it has
 // pushed background_cut of them, so the rows in no run stay below that
@@ -255,34 +255,48 @@ TEST(RunIndex, HelpingWritersKeepViewsCompleteAndBounded) {
   f.pool.Drain();
 }
 
+#if MEMREP_RUN_POINTS
 // The strand makes its big merges without work_mu_: a writer that starts
 // helping readers while one runs (the strand began it before there were
 // readers) cuts and merges the other runs beside it instead of waiting or
-// writing on. Every view stays whole.
+// writing on. The strand's first big merge is held once it has let go of
+// work_mu_ (run_points.h) while a reader arrives and the writer goes on, so
+// the interleaving comes in every run. Every view stays whole.
 TEST(RunIndex, WritersMergeBesideTheStrandsBigMerge) {
   HelpFixture f;
   RunIndexOptions options;
   options.background_cut = 64;  // merges of more than 1024 rows are big
   options.seal_threshold = 1 << 20;
   auto index = std::make_shared<RunIndex>(options, f.order, f.region, f.pool);
+  RunPointHold hold(RunPoint::kBigMerge, index.get());
   uint64_t seq = 0;
-  // Each attempt: rows with no reader (the strand cuts and merges), then a
-  // reader and more rows (the writer helps at its next background_cut).
-  for (int attempt = 0; attempt < 20 && index->MergesBesideBig() == 0; ++attempt) {
-    // No Snapshot for longer than the reader window: no reader.
-    std::this_thread::sleep_for(std::chrono::milliseconds(150));
-    f.PushRows(*index, &seq, 100000);
-    for (int i = 0; i < 100; ++i) {
-      ASSERT_EQ(HelpFixture::CountView(f.order, index->Snapshot()), seq);
-      f.PushRows(*index, &seq, 200);
-    }
+  // No reader yet (a new index has had none): the strand cuts and merges
+  // the rows, a few cuts at a time, until one of its merges is big.
+  constexpr uint64_t kMostRows = 1 << 16;
+  while (!hold.Held() && seq < kMostRows) {
+    f.PushRows(*index, &seq, 256);
+    ASSERT_TRUE(testing::WaitUntil([&] { return hold.Held() || index->Unsorted() < 64; }))
+        << "the strand did not cut";
   }
-  EXPECT_GT(index->MergesBesideBig(), 0u) << "no merge was made beside a big one in 20 attempts";
+  ASSERT_TRUE(hold.Held()) << "no big merge in " << seq << " rows";
+  // A reader, and rows: the writer helps at its next background_cut, and
+  // merges at its second help (two runs of 64).
+  for (int i = 0; i < 64 && index->MergesBesideBig() == 0; ++i) {
+    ASSERT_EQ(HelpFixture::CountView(f.order, index->Snapshot()), seq);
+    f.PushRows(*index, &seq, 64);
+  }
+  EXPECT_GT(index->MergesBesideBig(), 0u) << "no merge was made beside the big one";
   EXPECT_GT(index->WriterHelps(), 0u);
+  EXPECT_EQ(HelpFixture::CountView(f.order, index->Snapshot()), seq);
+  EXPECT_EQ(hold.timeouts(), 0u) << "the writer waited for the big merge";
+  hold.Release();
+  ASSERT_TRUE(testing::WaitUntil([&] { return index->NumRuns() == 1; }))
+      << "the big merge and the writer's were not merged whole once writes stopped";
   EXPECT_EQ(HelpFixture::CountView(f.order, index->Snapshot()), seq);
   index->Close();
   f.pool.Drain();
 }
+#endif
 
 // While writers help readers, a pause longer than the recheck period (a
 // writer that lost its core) does not make the index idle: the strand does
@@ -308,10 +322,7 @@ TEST(RunIndex, AWriterPauseBesideReadersIsNotIdleness) {
   EXPECT_GT(index->NumRuns(), 1u) << "merged whole while writers were helping readers";
   EXPECT_EQ(HelpFixture::CountView(f.order, index->Snapshot()), seq);
   // Once writers stop coming (the reader window), the index is idle: one run.
-  for (int i = 0; i < 400 && index->NumRuns() != 1; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  EXPECT_EQ(index->NumRuns(), 1u);
+  EXPECT_TRUE(testing::WaitUntil([&] { return index->NumRuns() == 1; }));
   EXPECT_EQ(HelpFixture::CountView(f.order, index->Snapshot()), seq);
   index->Close();
   f.pool.Drain();

@@ -65,15 +65,12 @@ struct HelpFixture {
     EXPECT_EQ(view.set->runs.size(), 1u);
     EXPECT_EQ(CountView(order, view), rows);
   }
-  // Freezes the index, lets the pool run, and waits (up to 2 s) for the
-  // strand's whole-index merge; whether it made one run.
+  // Freezes the index, lets the pool run, and waits (testing::WaitUntil) for
+  // the strand's whole-index merge; whether it made one run.
   static bool FreezeToOneRun(RunIndex& index, BlockedPool& blocked) {
     index.Freeze();
     blocked.Release();
-    for (int i = 0; i < 1000 && index.NumRuns() != 1; ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    }
-    return index.NumRuns() == 1;
+    return testing::WaitUntil([&] { return index.NumRuns() == 1; });
   }
   static uint64_t CountView(const format::KeyOrder& order, const RunIndex::View& view) {
     MergingCursor cursor(order);
