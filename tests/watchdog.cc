@@ -157,7 +157,22 @@ void ProcThreads(pid_t pid) {
   ::closedir(tasks);
 }
 
-[[noreturn]] void Fire(pid_t pid, const std::string& why) {
+// The running test's name ("" between tests) and start (0 between tests).
+std::string ReadPage(Page* page, int64_t* start) {
+  uint64_t before, after;
+  char name[sizeof page->name];
+  do {
+    before = page->version.load(std::memory_order_acquire);
+    *start = page->test_start_ms.load(std::memory_order_relaxed);
+    std::memcpy(name, page->name, sizeof name);
+    // A read-modify-write: its release half keeps the copy above before it.
+    after = page->version.fetch_add(0, std::memory_order_acq_rel);
+  } while ((before & 1) != 0 || before != after);
+  name[sizeof name - 1] = '\0';
+  return *start != 0 ? name : "";
+}
+
+[[noreturn]] void Fire(Page* page, pid_t pid, const std::string& why, const std::string& running) {
   Say("\n[ WATCHDOG ] " + why +
       "\n[ WATCHDOG ] every thread's stack follows, then the binary aborts\n");
   const std::string p = std::to_string(pid);
@@ -176,6 +191,13 @@ void ProcThreads(pid_t pid) {
     Say("[ WATCHDOG ] no gdb or eu-stack could trace the binary; its threads from /proc:\n");
     ProcThreads(pid);
   }
+  // The binary runs on while it is traced: say so if it reached another test.
+  int64_t start;
+  const std::string now_running = ReadPage(page, &start);
+  if (now_running != running) {
+    Say("[ WATCHDOG ] while the stacks were taken the binary went on to " +
+        (now_running.empty() ? std::string("(between tests)") : now_running) + "\n");
+  }
   Say("[ WATCHDOG ] aborting the test binary (pid " + p + ")\n");
   ::kill(pid, SIGABRT);
   ::_exit(0);
@@ -189,28 +211,24 @@ void ProcThreads(pid_t pid) {
   for (;;) {
     ::usleep(100 * 1000);
     if (::getppid() != parent) ::_exit(0);
-    uint64_t before, after;
     int64_t start;
-    char name[sizeof page->name];
-    do {
-      before = page->version.load(std::memory_order_acquire);
-      start = page->test_start_ms.load(std::memory_order_relaxed);
-      std::memcpy(name, page->name, sizeof name);
-      // A read-modify-write: its release half keeps the copy above before it.
-      after = page->version.fetch_add(0, std::memory_order_acq_rel);
-    } while ((before & 1) != 0 || before != after);
-    name[sizeof name - 1] = '\0';
+    const std::string name = ReadPage(page, &start);
     const int64_t now = NowMs();
-    const std::string running = start != 0 ? name : "(between tests)";
     if (start != 0 && limit_s > 0 && now - start > limit_s * 1000) {
-      Fire(parent, "test " + running + " has run for " + std::to_string((now - start) / 1000) +
-                       " s, past its limit of " + std::to_string(limit_s) +
-                       " s (MEMREP_TEST_WATCHDOG_S)");
+      Fire(page, parent,
+           "test " + name + " has run for " + std::to_string((now - start) / 1000) +
+               " s, past its limit of " + std::to_string(limit_s) + " s (MEMREP_TEST_WATCHDOG_S)",
+           name);
     }
     if (total_s > 0 && now - program_start > total_s * 1000) {
-      Fire(parent, "the test binary has run for " + std::to_string((now - program_start) / 1000) +
-                       " s, past its limit of " + std::to_string(total_s) +
-                       " s (MEMREP_TEST_WATCHDOG_TOTAL_S); running: " + running);
+      const std::string running =
+          start != 0 ? "test " + name + " (for " + std::to_string((now - start) / 1000) + " s)"
+                     : "(between tests)";
+      Fire(page, parent,
+           "the test binary has run for " + std::to_string((now - program_start) / 1000) +
+               " s, past its limit of " + std::to_string(total_s) +
+               " s (MEMREP_TEST_WATCHDOG_TOTAL_S); running: " + running,
+           name);
     }
   }
 }
