@@ -38,11 +38,10 @@ std::unique_ptr<ColumnarRep> Make(const ColumnarOptions& options, memory::Arena*
 
 template <typename Pred>
 bool WaitFor(Pred pred) {
-  for (int i = 0; i < 2000 && !pred(); ++i) {
+  return testing::WaitUntil([&] {
     concurrency::BackgroundPool::Shared().Drain();
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
-  return pred();
+    return pred();
+  });
 }
 
 // Every entry of the rep, in iteration order, as "key@seq".

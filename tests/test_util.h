@@ -5,11 +5,13 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <map>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <utility>
 
 #include "memrep/comparator.h"
@@ -26,6 +28,20 @@ inline size_t ResidentBytes() {
   const int read = std::fscanf(f, "%lu %lu", &pages, &resident);
   std::fclose(f);
   return read == 2 ? resident * static_cast<size_t>(sysconf(_SC_PAGESIZE)) : 0;
+}
+
+// Waits until pred() holds, looking again every millisecond, for at most
+// `limit`; whether it holds. For what a working build does soon (a
+// background merge, a queued task): the limit only bounds the time a broken
+// build takes to fail, so it is far above what a loaded machine needs.
+template <typename Pred>
+bool WaitUntil(Pred pred, std::chrono::milliseconds limit = std::chrono::seconds(30)) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (!pred()) {
+    if (std::chrono::steady_clock::now() >= deadline) return pred();
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return true;
 }
 
 // A user key and a sequence, ordered as a rep must order them.

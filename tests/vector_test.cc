@@ -37,10 +37,10 @@ std::unique_ptr<VectorRep> Make(const VectorOptions& options, memory::Arena* are
 }
 
 void WaitForRuns(const VectorRep& rep, size_t runs) {
-  for (int i = 0; i < 1000 && rep.NumRuns() != runs; ++i) {
+  (void)testing::WaitUntil([&] {
     concurrency::BackgroundPool::Shared().Drain();
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
+    return rep.NumRuns() == runs;
+  });
 }
 
 // Keys i * 7919 mod n: every key once, in an order far from sorted.

@@ -361,6 +361,7 @@ RunIndex::View RunIndex::CutView(std::shared_ptr<const RunSet> set, bool reader)
 }
 
 bool RunIndex::BackgroundWork() {
+  MEMREP_RUN_POINT(kStrandStep);
   // A writer is cutting (Help): look again after a recheck period, rather
   // than hold a pool thread waiting for it.
   MEMREP_COUNT_SHARED_WRITE(concurrency::SharedWrite::kWorkMutex);
@@ -560,9 +561,11 @@ bool RunIndex::MergePicks(const std::vector<size_t>& picks, bool idle, bool help
   // whose cores the writers and readers hold. (A writer merges holding
   // work_mu_: it helps readers, who want few runs soon.)
   std::shared_ptr<const SortedRun> merged;
+  MEMREP_RUN_POINT(kMerge);
   if (!helping && !frozen() && rows > BigMergeRows()) {
     merging_ = inputs;
     work_mu_.Unlock();
+    MEMREP_RUN_POINT(kBigMerge);
     try {
       merged = MergeRuns(inputs, idle);
     } catch (...) {

@@ -87,6 +87,7 @@
 #include "concurrency/spin_lock.h"
 #include "format/key_order.h"
 #include "memrep/status.h"
+#include "runs/run_points.h"
 #include "runs/run_set.h"
 #include "runs/write_list.h"
 
@@ -302,6 +303,8 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   // Makes queued tasks harmless, stops a running merge, and waits for the
   // running task to return. Called by the rep's destructor.
   void Close() { task_.Close(); }
+  // Whether Close has begun: merges running from then on stop early.
+  bool Closing() const { return task_.cancelled(); }
 
   // The rows in [start, end) of internal keys: counted in the runs by binary
   // search, and one by one among the few unsorted rows.
