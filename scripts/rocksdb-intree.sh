@@ -2,13 +2,16 @@
 # memrep inside RocksDB's own build: RocksDB built from source with
 # ROCKSDB_PLUGINS=memrep, this repository as its plugin/memrep, then checked.
 #
-#   1. the source: RocksDB VERSION from Debian's source packages (through a
-#      private apt configuration in build/intree/apt-<release>, with a
-#      deb-src entry for that Debian release: scripts/apt-source.sh; the
-#      system's apt configuration is left as it is), unpacked into
-#      build/intree/rocksdb-<version>/, or a RocksDB checkout given with
-#      --source; memrep's build files and sources are copied into its
-#      plugin/memrep;
+#   1. the source, unpacked into build/intree/rocksdb-<version>/: 7.8, 9.10
+#      and 9.11 from Debian's source packages (through a private apt
+#      configuration in build/intree/apt-<release>, with a deb-src entry for
+#      that Debian release: scripts/apt-source.sh), 10.4 and 11.8 from the
+#      Rust registry's librocksdb-sys crates, whose rocksdb/ folder is a whole
+#      RocksDB tree (fetched by cargo with a throwaway manifest and CARGO_HOME
+#      in build/intree/cargo; the crate is the release's tag less its docs/
+#      and java/); or a RocksDB checkout given with --source. Nothing outside
+#      build/ is written (neither apt's nor cargo's configuration). memrep's
+#      build files and sources are copied into its plugin/memrep;
 #   2. the build, release, with the machine's cores: make (RocksDB's
 #      Makefile: librocksdb.a and db_bench) or, with --cmake, RocksDB's
 #      CMake; a second run rebuilds only what changed. PORTABLE=1, as
@@ -19,8 +22,9 @@
 #   4. RocksDB's db_stress and crash test, the short lane of
 #      tests/stress/stress.py (docs/testing.md), with db_stress built in that
 #      tree (patched first, as the preload lane's is, so that --memtablerep
-#      takes memrep's reps: tests/stress/patches for 7.8, patches-9.10 for
-#      9.10; not for a --source tree);
+#      takes memrep's reps: tests/stress/patches for 7.8,
+#      tests/stress/patches-<major.minor> for the others; not for a --source
+#      tree);
 #   5. db_bench side by side: skip_list and every memrep rep, RocksDB's
 #      db_bench of that build (every rep built in, nothing preloaded); the
 #      readrandom and seekrandom found counts of every rep must equal
@@ -28,7 +32,9 @@
 # Results: build/intree/results-<version>.md (and the run's output).
 #
 # Usage: bash scripts/rocksdb-intree.sh VERSION [options]
-#   VERSION          7.8 (Debian 12's 7.8.3) or 9.10 (Debian 13's 9.10.0)
+#   VERSION          7.8 (Debian 12's 7.8.3), 9.10 (Debian 13's 9.10.0), 9.11
+#                    (Debian unstable's 9.11.2), 10.4 (librocksdb-sys
+#                    0.17.3's 10.4.2) or 11.8 (librocksdb-sys 0.19.0's 11.8.1)
 #   --source DIR     a RocksDB source tree instead (VERSION is then a label)
 #   --cmake          build with RocksDB's CMake instead of its Makefile
 #   --compile-only   configure RocksDB's CMake build and compile memrep's
@@ -64,13 +70,19 @@ while [[ $# -gt 0 ]]; do
   shift
 done
 
-# The versions whose source Debian serves: package version and release.
+# Where each version's source comes from: a Debian source package (its
+# version and release) or a librocksdb-sys crate (its exact version: the
+# crate's "latest" is an old 6.20.3, so a version is always pinned).
+deb_version="" crate=""
 if [[ -z $source_dir ]]; then
   case "$label" in
     7.8|7.8.3) deb_version=7.8.3-2 suite=bookworm version=7.8.3 ;;
     9.10|9.10.0) deb_version=9.10.0-1 suite=trixie version=9.10.0 ;;
-    *) fail "no Debian source known for RocksDB '$label' (7.8 and 9.10 are); for another" \
-            "RocksDB, pass its source tree with --source DIR" ;;
+    9.11|9.11.2) deb_version=9.11.2-1 suite=sid version=9.11.2 ;;
+    10.4|10.4.2) crate=0.17.3+10.4.2 version=10.4.2 ;;
+    11.8|11.8.1) crate=0.19.0+11.8.1 version=11.8.1 ;;
+    *) fail "no source known for RocksDB '$label' (7.8, 9.10, 9.11, 10.4 and 11.8 are); for" \
+            "another RocksDB, pass its source tree with --source DIR" ;;
   esac
 else
   version=$label
@@ -84,6 +96,14 @@ mkdir -p "$work"
 # 1. The source.
 if [[ -n $source_dir ]]; then
   src=$source_dir
+elif [[ -n $crate ]]; then
+  src=$work/rocksdb-$version
+  if [[ ! -f $src/.memrep-source-crate-$crate ]]; then
+    # shellcheck source=scripts/crate-source.sh
+    source scripts/crate-source.sh
+    crate_source "$work/cargo" "$crate" "$src" || fail "could not fetch librocksdb-sys $crate"
+    touch "$src/.memrep-source-crate-$crate"
+  fi
 else
   src=$work/rocksdb-$version
   if [[ ! -f $src/.memrep-source-$deb_version ]]; then
@@ -110,6 +130,10 @@ else
   fi
 fi
 [[ -f $src/include/rocksdb/version.h ]] || fail "$src is not a RocksDB source tree"
+tree_version=$(awk '/^#define ROCKSDB_(MAJOR|MINOR|PATCH) / {v = v (v == "" ? "" : ".") $3} END {print v}' \
+  "$src/include/rocksdb/version.h")
+[[ -n $source_dir || $tree_version == "$version" ]] ||
+  fail "$src holds RocksDB $tree_version, not $version: remove it, and rerun to fetch it anew"
 # memrep's files are copied there, not linked: RocksDB's make writes its
 # objects beside the sources, and each RocksDB tree needs its own. Files keep
 # their times, so make recompiles only what changed since the last copy.
@@ -197,13 +221,11 @@ cmake --build --preset release -j "$jobs" --target memrep_bench
 memrep_bench=build/release/bench/memrep_bench
 
 # 4. db_stress, the short lane.
-case "$version" in
-  7.8.*) patches=tests/stress/patches ;;
-  9.10.*) patches=tests/stress/patches-9.10 ;;
-  *) patches="" ;;
-esac
-if [[ $stress == 1 && ( -n $source_dir || -z $patches ) ]]; then
-  echo "rocksdb-intree: no db_stress for RocksDB $version (patches only for the fetched 7.8 and 9.10)" >&2
+patches=tests/stress/patches-${version%.*}
+[[ $version == 7.8.* ]] && patches=tests/stress/patches
+if [[ $stress == 1 && ( -n $source_dir || ! -d $patches ) ]]; then
+  echo "rocksdb-intree: no db_stress for RocksDB $version (patches only for the fetched versions" \
+       "with a tests/stress/patches-<version>)" >&2
   stress=0
 fi
 if [[ $stress == 1 ]]; then
