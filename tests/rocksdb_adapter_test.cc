@@ -245,9 +245,8 @@ TEST(OverflowDb, ARepThatFillsUpBeforeTheWriteBufferIsSwitchedAndLosesNothing) {
   auto flushes = std::make_shared<FlushCounter>();
   options.listeners.push_back(flushes);
   ASSERT_TRUE(NewRepFactory("test.TinySortedHash", &options.memtable_factory).ok());
-  rdb::DB* raw = nullptr;
-  ASSERT_TRUE(rdb::DB::Open(options, path, &raw).ok());
-  std::unique_ptr<rdb::DB> db(raw);
+  std::unique_ptr<rdb::DB> db;
+  ASSERT_TRUE(testing::OpenDb(options, path, &db).ok());
   rdb::WriteOptions write;
   write.disableWAL = true;
   constexpr int kKeys = 20000;
@@ -280,9 +279,8 @@ TEST(OverflowDb, ATrieWhoseRegionFillsInOneBatchLosesNothing) {
   options.create_if_missing = true;
   options.write_buffer_size = 768 << 10;  // 3/4 of the region, as allowed
   ASSERT_TRUE(NewRepFactory("id=memrep.Trie; mem_cap=1M", &options.memtable_factory).ok());
-  rdb::DB* raw = nullptr;
-  ASSERT_TRUE(rdb::DB::Open(options, path, &raw).ok());
-  std::unique_ptr<rdb::DB> db(raw);
+  std::unique_ptr<rdb::DB> db;
+  ASSERT_TRUE(testing::OpenDb(options, path, &db).ok());
   rdb::WriteOptions write;
   write.disableWAL = true;
   constexpr int kKeys = 4000;  // about 2 MiB of rows in one batch

@@ -23,6 +23,7 @@ namespace memrep::rocksdb_plugin {
 namespace {
 
 namespace rdb = ROCKSDB_NAMESPACE;
+using testing::OpenDb;
 
 rdb::Status Create(const std::string& spec, std::shared_ptr<rdb::MemTableRepFactory>* out) {
   rdb::ConfigOptions config;
@@ -171,9 +172,8 @@ TEST_F(PluginDbTest, OptionsFileRoundTrips) {
       Create("id=memrep.SortedHash; bucket_count=4096; max_runs=5", &options.memtable_factory)
           .ok());
   {
-    rdb::DB* raw;
-    ASSERT_TRUE(rdb::DB::Open(options, path_, &raw).ok());
-    std::unique_ptr<rdb::DB> db(raw);
+    std::unique_ptr<rdb::DB> db;
+    ASSERT_TRUE(OpenDb(options, path_, &db).ok());
     ASSERT_TRUE(db->Put(rdb::WriteOptions(), "k", "v").ok());
   }
   rdb::ConfigOptions config;
@@ -190,9 +190,8 @@ TEST_F(PluginDbTest, OptionsFileRoundTrips) {
   EXPECT_EQ(OptionOf(*factory, "max_runs"), "5");
   // And the loaded options open the database again.
   rdb::Options reopened(db_options, cfs[0].options);
-  rdb::DB* raw;
-  ASSERT_TRUE(rdb::DB::Open(reopened, path_, &raw).ok());
-  std::unique_ptr<rdb::DB> db(raw);
+  std::unique_ptr<rdb::DB> db;
+  ASSERT_TRUE(OpenDb(reopened, path_, &db).ok());
   std::string v;
   ASSERT_TRUE(db->Get(rdb::ReadOptions(), "k", &v).ok());
   EXPECT_EQ(v, "v");
@@ -206,9 +205,8 @@ TEST_F(PluginDbTest, AutoChoosesPerMemtableLogsEachDecisionAndCountsThem) {
                      "background_weight_percent=0",
                      &options.memtable_factory)
                   .ok());
-  rdb::DB* raw;
-  ASSERT_TRUE(rdb::DB::Open(options, path_, &raw).ok());
-  std::unique_ptr<rdb::DB> db(raw);
+  std::unique_ptr<rdb::DB> db;
+  ASSERT_TRUE(OpenDb(options, path_, &db).ok());
   rdb::WriteOptions wo;
   wo.disableWAL = true;
   const std::string value(100, 'v');
@@ -259,8 +257,8 @@ TEST_F(PluginDbTest, AutoRefusesACandidateThatCannotServeTheColumnFamily) {
   options.create_if_missing = true;
   options.write_buffer_size = uint64_t{12} << 30;  // beyond the sorted hash's row region
   ASSERT_TRUE(Create("auto", &options.memtable_factory).ok());
-  rdb::DB* raw;
-  const rdb::Status s = rdb::DB::Open(options, path_, &raw);
+  std::unique_ptr<rdb::DB> db;
+  const rdb::Status s = OpenDb(options, path_, &db);
   ASSERT_TRUE(s.IsInvalidArgument()) << s.ToString();
   EXPECT_NE(s.ToString().find("remove it from candidates"), std::string::npos) << s.ToString();
 }
@@ -275,9 +273,8 @@ TEST_F(PluginDbTest, AWriteBufferManagerCountsTheEntries) {
   options.write_buffer_size = 16 << 20;
   options.write_buffer_manager = manager;
   options.memtable_factory = SortedHash();
-  rdb::DB* raw;
-  ASSERT_TRUE(rdb::DB::Open(options, path_, &raw).ok());
-  std::unique_ptr<rdb::DB> db(raw);
+  std::unique_ptr<rdb::DB> db;
+  ASSERT_TRUE(OpenDb(options, path_, &db).ok());
   rdb::WriteOptions write;
   write.disableWAL = true;
   constexpr int kEntries = 20000;
@@ -300,9 +297,8 @@ TEST_F(PluginDbTest, HashIndexIsSizedFromTheWriteBufferAndCharged) {
     options.write_buffer_size = mib << 20;
     options.write_buffer_manager = manager;
     options.memtable_factory = SortedHash();
-    rdb::DB* raw;
-    ASSERT_TRUE(rdb::DB::Open(options, path_, &raw).ok());
-    std::unique_ptr<rdb::DB> db(raw);
+    std::unique_ptr<rdb::DB> db;
+    ASSERT_TRUE(OpenDb(options, path_, &db).ok());
     uint64_t size = 0;
     ASSERT_TRUE(db->GetIntProperty("rocksdb.cur-size-active-mem-table", &size));
     const uint64_t bucket_bytes = (mib << 20) / 512 * 8;
@@ -320,12 +316,11 @@ TEST_F(PluginDbTest, AWriteBufferBeyondTheRowRegionIsRefusedAtOpen) {
   options.create_if_missing = true;
   options.write_buffer_size = SortedHashOptions::kMaxWriteBufferSize + 1;
   options.memtable_factory = SortedHash();
-  rdb::DB* raw = nullptr;
-  rdb::Status s = rdb::DB::Open(options, path_, &raw);
+  std::unique_ptr<rdb::DB> db;
+  rdb::Status s = OpenDb(options, path_, &db);
   EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
   EXPECT_NE(s.ToString().find("write_buffer_size of at most 17179869184"), std::string::npos)
       << s.ToString();
-  delete raw;
 }
 
 TEST_F(PluginDbTest, AWriteBufferThatCannotFitTheTriesRegionIsRefusedAtOpen) {
@@ -335,16 +330,13 @@ TEST_F(PluginDbTest, AWriteBufferThatCannotFitTheTriesRegionIsRefusedAtOpen) {
   options.create_if_missing = true;
   options.memtable_factory = trie;
   options.write_buffer_size = 60 << 20;  // more than 3/4 of 64 MiB
-  rdb::DB* raw = nullptr;
-  rdb::Status s = rdb::DB::Open(options, path_, &raw);
+  std::unique_ptr<rdb::DB> db;
+  rdb::Status s = OpenDb(options, path_, &db);
   EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
   EXPECT_NE(s.ToString().find("raise mem_cap to at least"), std::string::npos) << s.ToString();
-  delete raw;
-  raw = nullptr;
   options.write_buffer_size = 48 << 20;  // exactly 3/4 fits
-  s = rdb::DB::Open(options, path_, &raw);
+  s = OpenDb(options, path_, &db);
   EXPECT_TRUE(s.ok()) << s.ToString();
-  delete raw;
 }
 
 TEST_F(PluginDbTest, ATrieTableConversionOrOneFileIsRefusedWhenTheDbOpens) {
@@ -358,13 +350,12 @@ TEST_F(PluginDbTest, ATrieTableConversionOrOneFileIsRefusedWhenTheDbOpens) {
     rdb::Options options;
     options.create_if_missing = true;
     options.memtable_factory = trie;
-    rdb::DB* raw = nullptr;
-    rdb::Status s = rdb::DB::Open(options, path_, &raw);
+    std::unique_ptr<rdb::DB> db;
+    rdb::Status s = OpenDb(options, path_, &db);
     EXPECT_EQ(s.IsNotSupported(), not_supported) << spec << ": " << s.ToString();
     EXPECT_EQ(s.IsInvalidArgument(), !not_supported) << spec << ": " << s.ToString();
     EXPECT_NE(s.ToString().find(not_supported ? "adopt a memtable" : "use dir="), std::string::npos)
         << s.ToString();
-    delete raw;
   }
 }
 
@@ -393,11 +384,10 @@ TEST_F(PluginDbTest, ComparatorsOtherThanTheBytewiseOrdersAreRefusedAtOpen) {
     options.create_if_missing = true;
     options.comparator = cmp;
     options.memtable_factory = SortedHash();
-    rdb::DB* raw = nullptr;
-    rdb::Status s = rdb::DB::Open(options, path_, &raw);
+    std::unique_ptr<rdb::DB> db;
+    rdb::Status s = OpenDb(options, path_, &db);
     EXPECT_TRUE(s.IsInvalidArgument()) << cmp->Name() << ": " << s.ToString();
     EXPECT_NE(s.ToString().find("memrep.SortedHash"), std::string::npos) << s.ToString();
-    delete raw;
     std::filesystem::remove_all(path_);
   }
 }
