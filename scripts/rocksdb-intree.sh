@@ -41,6 +41,23 @@
 #                    RocksDB face and RocksDB's registrar table in it, nothing
 #                    else (scripts/test.sh's rocksdb9 lane)
 #   --no-stress      no step 4;  --no-bench  no step 5
+#   --checks-bench   the cost of RocksDB's memtable integrity checks instead of
+#                    steps 3 to 5: db_bench's readrandom, seekrandom,
+#                    readwhilewriting and seekrandomwhilewriting for
+#                    skip_list and every memrep rep, each with and without the
+#                    checks (paranoid_memory_checks, per-key checksums on seek,
+#                    memtable_protection_bytes_per_key=8: those the version
+#                    has), alternating, and each one's slowdown
+#                    (bench/report/db_bench_compare.py --checks); results in
+#                    build/intree/checks-bench-<version>.md
+#   --preload        the preload build instead of the in-tree one: RocksDB's
+#                    CMake builds a shared librocksdb and its db_bench without
+#                    plugins (-DROCKSDB_BUILD_SHARED=ON), memrep's own CMake
+#                    builds libmemrep_rocksdb.so and its RocksDB-level tests
+#                    against it (-DMEMREP_ROCKSDB_SOURCE=the tree), the tests
+#                    run, and db_bench runs with the plugin preloaded for
+#                    skip_list and every rep (found counts must match);
+#                    results in build/intree/preload-<version>.md
 #   --num N          db_bench keys (default 1000000); --repeats R (default 3)
 #   --reps a,b       memrep reps for db_bench (default: every registered rep)
 set -euo pipefail
@@ -54,6 +71,7 @@ fail() { echo "rocksdb-intree: $*" >&2; exit 1; }
 label=$1
 shift
 source_dir="" build_system=make compile_only=0 stress=1 bench=1 num=1000000 repeats=3 reps=""
+checks_bench=0 preload=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --source) source_dir=$(cd "$2" && pwd); shift ;;
@@ -61,6 +79,8 @@ while [[ $# -gt 0 ]]; do
     --compile-only) compile_only=1; build_system=cmake ;;
     --no-stress) stress=0 ;;
     --no-bench) bench=0 ;;
+    --checks-bench) checks_bench=1 ;;
+    --preload) preload=1 ;;
     --num) num=$2; shift ;;
     --repeats) repeats=$2; shift ;;
     --reps) reps=$2; shift ;;
@@ -149,6 +169,63 @@ git ls-files -co --exclude-standard -- memrep.mk CMakeLists.txt cmake include sr
 touch "$plugin/.memrep-copy"
 echo "rocksdb-intree: RocksDB $version at $src, memrep copied to $plugin" >&2
 
+# The reps, from memrep_bench of the preload build (it names the reps and
+# their traits).
+memrep_reps() {
+  cmake --preset release >/dev/null
+  cmake --build --preset release -j "$jobs" --target memrep_bench
+  memrep_bench=build/release/bench/memrep_bench
+  if [[ -z $reps ]]; then
+    reps=$("$memrep_bench" --list_reps |
+      python3 -c 'import json, sys; print(",".join(r["canonical_name"] for r in json.load(sys.stdin)["reps"] if r["memrep"]))')
+  fi
+}
+
+# --preload: a shared librocksdb without plugins, the plugin preloaded.
+if [[ $preload == 1 ]]; then
+  shared=$work/shared-$version
+  cmake -S "$src" -B "$shared" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPORTABLE=1 \
+    -DROCKSDB_BUILD_SHARED=ON -DWITH_TESTS=OFF -DWITH_TOOLS=OFF -DWITH_CORE_TOOLS=OFF \
+    -DWITH_BENCHMARK_TOOLS=ON >"$shared.configure.log" 2>&1 ||
+    { tail -30 "$shared.configure.log" >&2; fail "RocksDB's CMake failed (log: $shared.configure.log)"; }
+  ! grep -qE "ROCKSDB PLUGINS TO BUILD +[^ ]" "$shared.configure.log" ||
+    fail "RocksDB's CMake in $shared builds plugins: remove $shared and rerun"
+  ninja -C "$shared" -j "$jobs" rocksdb-shared db_bench
+  library=$(find "$shared" -maxdepth 1 -name 'librocksdb.so' | head -1)
+  [[ -n $library && -x $shared/db_bench ]] || fail "the build left no $shared/librocksdb.so or db_bench"
+  # memrep's own build against it: the plugin and the RocksDB-level tests.
+  build=$work/preload-$version
+  cmake -S "$repo" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DMEMREP_WERROR=ON \
+    -DROCKSDB_INCLUDE_DIR="$src/include" -DROCKSDB_LIBRARY="$library" -DMEMREP_ROCKSDB_SOURCE="$src" \
+    -DMEMREP_BUILD_BENCH=OFF -DMEMREP_BUILD_EXAMPLES=OFF >"$build.configure.log" 2>&1 ||
+    { tail -30 "$build.configure.log" >&2; fail "memrep's CMake failed (log: $build.configure.log)"; }
+  grep "memrep: " "$build.configure.log" >&2
+  cmake --build "$build" -j "$jobs" --target memrep_rocksdb memrep_rocksdb_tests
+  ctest --test-dir "$build" -j "$jobs" -R '^memrep_rocksdb_tests_' --output-on-failure |
+    tee "$work/preload-tests-$version.log"
+  memrep_reps
+  out=$work/preload-$version.md
+  load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+  python3 bench/report/db_bench_compare.py --db-bench "$shared/db_bench" \
+    --plugin "$build/rocksdb/libmemrep_rocksdb.so" --memrep-bench "$memrep_bench" \
+    --reps "skip_list,$reps" --workloads fillrandom,readrandom,seekrandom \
+    --num "$num" --reads "$num" --repeats "$repeats" | tee "$out.tmp"
+  {
+    echo "# memrep preloaded into a shared librocksdb $version without plugins"
+    echo
+    echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC'); memrep commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD || echo ' (with uncommitted changes)')"
+    echo "- librocksdb: $library (RocksDB's CMake, -DROCKSDB_BUILD_SHARED=ON, no plugins)"
+    echo "- plugin: $build/rocksdb/libmemrep_rocksdb.so (-DMEMREP_ROCKSDB_SOURCE=$src)"
+    echo "- memrep_rocksdb_tests against it: $(grep -E 'tests passed|tests failed' "$work/preload-tests-$version.log" | tail -1)"
+    echo "- machine: $(nproc) cores, load average $load_before before, $(cut -d' ' -f1-3 /proc/loadavg) after"
+    echo
+    cat "$out.tmp"
+  } >"$out"
+  rm -f "$out.tmp"
+  echo "rocksdb-intree: results in $out"
+  exit 0
+fi
+
 # 2. The build. RocksDB 7.8.3's own code fails GCC 12's -Werror
 # (maybe-uninitialized, trace_replay.cc), so for 7.8 warnings stay warnings,
 # and the log is checked for any in memrep's files instead.
@@ -199,6 +276,28 @@ if grep -E "plugin/memrep/[^ ]*: warning:" "$log"; then
   fail "memrep's files compiled with warnings in RocksDB $version's build (above; $log)"
 fi
 
+if [[ $checks_bench == 1 ]]; then
+  memrep_reps
+  out=$work/checks-bench-$version.md
+  load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+  python3 bench/report/db_bench_compare.py --db-bench "$db_bench" --built-in --memrep-bench "$memrep_bench" \
+    --reps "skip_list,$reps" --checks \
+    --workloads readrandom,seekrandom,readwhilewriting,seekrandomwhilewriting \
+    --num "$num" --reads "$num" --repeats "$repeats" | tee "$out.tmp"
+  {
+    echo "# RocksDB $version's memtable checks, db_bench with and without them"
+    echo
+    echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC'); memrep commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD || echo ' (with uncommitted changes)')"
+    echo "- machine: $(nproc) cores, load average $load_before before, $(cut -d' ' -f1-3 /proc/loadavg) after"
+    echo "- db_bench: $db_bench"
+    echo
+    cat "$out.tmp"
+  } >"$out"
+  rm -f "$out.tmp"
+  echo "rocksdb-intree: results in $out"
+  exit 0
+fi
+
 # 3. memrep's RocksDB-level tests against that library.
 tests=$work/tests-$version-$build_system
 cmake -S "$repo" -B "$tests" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
@@ -215,10 +314,7 @@ ctest --test-dir "$tests" -j "$jobs" -R '^memrep_rocksdb_tests_' --output-on-fai
   echo "- memrep_rocksdb_tests: $(grep -E 'tests passed|tests failed' "$work/tests-$version.log" | tail -1)"
 } >"$results"
 
-# memrep_bench of the preload build names the reps and their traits.
-cmake --preset release >/dev/null
-cmake --build --preset release -j "$jobs" --target memrep_bench
-memrep_bench=build/release/bench/memrep_bench
+memrep_reps
 
 # 4. db_stress, the short lane.
 patches=tests/stress/patches-${version%.*}
@@ -261,10 +357,6 @@ fi
 
 # 5. db_bench side by side.
 if [[ $bench == 1 ]]; then
-  if [[ -z $reps ]]; then
-    reps=$("$memrep_bench" --list_reps |
-      python3 -c 'import json, sys; print(",".join(r["canonical_name"] for r in json.load(sys.stdin)["reps"] if r["memrep"]))')
-  fi
   load_before=$(cut -d' ' -f1-3 /proc/loadavg)
   python3 bench/report/db_bench_compare.py --db-bench "$db_bench" --built-in --memrep-bench "$memrep_bench" \
     --reps "skip_list,$reps" --workloads fillrandom,readrandom,seekrandom \
