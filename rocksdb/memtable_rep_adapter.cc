@@ -1,10 +1,12 @@
 #include "memtable_rep_adapter.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <new>
 #include <random>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -364,39 +366,35 @@ void MemTableRepAdapter::GetRows(const Slice& internal_key, void* arg,
   }
 }
 
+ROCKSDB_NAMESPACE::Status MemTableRepAdapter::CheckRow(const char* row, const Slice& target,
+                                                       const char* last,
+                                                       const RowChecks& checks) const {
+  if (checks.check_order && (last == nullptr ? cmp_(row, target) < 0 : cmp_(row, last) <= 0)) {
+    return OrderViolation(
+        checks.step, last == nullptr ? target : ROCKSDB_NAMESPACE::GetLengthPrefixedSlice(last),
+        row, checks.allow_data_in_errors);
+  }
+  return checks.check_key != nullptr ? (*checks.check_key)(row, checks.allow_data_in_errors)
+                                     : ROCKSDB_NAMESPACE::Status::OK();
+}
+
 ROCKSDB_NAMESPACE::Status MemTableRepAdapter::GetChecked(const Slice& internal_key, void* arg,
                                                          bool (*callback)(void*, const char*),
-                                                         bool allow_data_in_errors,
-                                                         bool check_order,
-                                                         const KeyCheck* check_key) {
-  // GetRows, with each row checked before it is handed on: at or after the
-  // lookup key and after the row before it (check_order), and by RocksDB's
-  // check of a row (check_key).
+                                                         const RowChecks& checks) {
+  // GetRows, with each row checked (CheckRow) before it is handed on.
   struct Checked {
     const MemTableRepAdapter* owner;
     Slice target;
     void* arg;
     bool (*callback)(void*, const char*);
-    bool allow_data_in_errors;
-    bool check_order;
-    const KeyCheck* check_key;
+    const RowChecks* checks;
     const char* last = nullptr;
     ROCKSDB_NAMESPACE::Status status;
-  } checked{this,        internal_key, arg,     callback, allow_data_in_errors,
-            check_order, check_key,    nullptr, {}};
+  } checked{this, internal_key, arg, callback, &checks, nullptr, {}};
   GetRows(internal_key, &checked, [](void* p, const char* row) {
     auto& c = *static_cast<Checked*>(p);
-    if (c.check_order &&
-        (c.last == nullptr ? c.owner->cmp_(row, c.target) < 0 : c.owner->cmp_(row, c.last) <= 0)) {
-      c.status = OrderViolation(
-          "Get", c.last == nullptr ? c.target : ROCKSDB_NAMESPACE::GetLengthPrefixedSlice(c.last),
-          row, c.allow_data_in_errors);
-      return false;
-    }
-    if (c.check_key != nullptr) {
-      c.status = (*c.check_key)(row, c.allow_data_in_errors);
-      if (!c.status.ok()) return false;
-    }
+    c.status = c.owner->CheckRow(row, c.target, c.last, *c.checks);
+    if (!c.status.ok()) return false;
     c.last = row;
     return c.callback(c.arg, row);
   });
@@ -408,14 +406,15 @@ ROCKSDB_NAMESPACE::Status MemTableRepAdapter::GetAndValidate(
     const ROCKSDB_NAMESPACE::LookupKey& key, void* arg,
     bool (*callback)(void* arg, const char* entry), bool allow_data_in_errors, bool check_order,
     const KeyCheck& check_key) {
-  return GetChecked(InternalKeyOf(key), arg, callback, allow_data_in_errors, check_order,
-                    check_key ? &check_key : nullptr);
+  return GetChecked(InternalKeyOf(key), arg, callback,
+                    {"Get", allow_data_in_errors, check_order, check_key ? &check_key : nullptr});
 }
 #elif MEMREP_ROCKSDB_HAS_VALIDATION
 ROCKSDB_NAMESPACE::Status MemTableRepAdapter::GetAndValidate(
     const ROCKSDB_NAMESPACE::LookupKey& key, void* arg,
     bool (*callback)(void* arg, const char* entry), bool allow_data_in_errors) {
-  return GetChecked(InternalKeyOf(key), arg, callback, allow_data_in_errors, true, nullptr);
+  return GetChecked(InternalKeyOf(key), arg, callback,
+                    {"Get", allow_data_in_errors, true, nullptr});
 }
 #endif
 
@@ -424,21 +423,63 @@ ROCKSDB_NAMESPACE::Status MemTableRepAdapter::MultiGet(
     size_t num_keys, const char* const* keys, void** callback_args,
     bool (*callback)(void* arg, const char* entry), bool allow_data_in_errors, bool check_order,
     const KeyCheck& check_key) {
-  // A Get per key: a point lookup each, where RocksDB's default would seek an
-  // iterator (the rep's own MultiGet takes views, not RocksDB's callbacks).
+  const RowChecks checks{"MultiGet", allow_data_in_errors, check_order,
+                         check_key ? &check_key : nullptr};
   const bool checked = check_order || check_key;
-  for (size_t i = 0; i < num_keys; ++i) {
-    const Slice internal_key = ROCKSDB_NAMESPACE::GetLengthPrefixedSlice(keys[i]);
-    if (!checked) {
-      GetRows(internal_key, callback_args[i], callback);
-      continue;
+  OverflowRows* overflow = OverflowIfUsed();
+  if (overflow != nullptr && overflow->count() != 0) {
+    // Rare: rows in both places. A merged Get per key.
+    for (size_t i = 0; i < num_keys; ++i) {
+      const Slice internal_key = ROCKSDB_NAMESPACE::GetLengthPrefixedSlice(keys[i]);
+      if (!checked) {
+        GetRows(internal_key, callback_args[i], callback);
+        continue;
+      }
+      ROCKSDB_NAMESPACE::Status s = GetChecked(internal_key, callback_args[i], callback, checks);
+      if (!s.ok()) return s;
     }
-    ROCKSDB_NAMESPACE::Status s =
-        GetChecked(internal_key, callback_args[i], callback, allow_data_in_errors, check_order,
-                   check_key ? &check_key : nullptr);
-    if (!s.ok()) return s;
+    return ROCKSDB_NAMESPACE::Status::OK();
   }
-  return ROCKSDB_NAMESPACE::Status::OK();
+  // The rep's own batch lookup (Rep::MultiGetRows: the sorted hash's and the
+  // columnar rep's pipelined probes, the trie's interleaved descents), in
+  // slices of RocksDB's own batch size. Rows are checked as GetChecked
+  // checks them; after a failure every later row is refused, and the failure
+  // is returned.
+  constexpr size_t kSlice = 32;
+  struct Batch {
+    const MemTableRepAdapter* owner;
+    void* const* args;
+    bool (*callback)(void*, const char*);
+    const RowChecks* checks;  // nullptr: unchecked
+    const std::string_view* keys;
+    size_t index = SIZE_MAX;  // the key the last row answered
+    const char* last = nullptr;
+    ROCKSDB_NAMESPACE::Status status;
+  } batch{this,    callback_args, callback, checked ? &checks : nullptr,
+          nullptr, SIZE_MAX,      nullptr,  {}};
+  std::string_view slice[kSlice];
+  for (size_t first = 0; first < num_keys && batch.status.ok(); first += kSlice) {
+    const size_t n = std::min(kSlice, num_keys - first);
+    for (size_t j = 0; j < n; ++j) slice[j] = InternalKeyOfRow(keys[first + j]);
+    batch.args = callback_args + first;
+    batch.keys = slice;
+    batch.index = SIZE_MAX;
+    rep_->MultiGetRows(std::span<const std::string_view>(slice, n), &batch,
+                       [](void* p, size_t i, const char* row) {
+                         auto& b = *static_cast<Batch*>(p);
+                         if (!b.status.ok()) return false;
+                         if (b.checks != nullptr) {
+                           if (i != b.index) b.last = nullptr;
+                           b.index = i;
+                           const Slice target(b.keys[i].data(), b.keys[i].size());
+                           b.status = b.owner->CheckRow(row, target, b.last, *b.checks);
+                           if (!b.status.ok()) return false;
+                           b.last = row;
+                         }
+                         return b.callback(b.args[i], row);
+                       });
+  }
+  return batch.status;
 }
 #endif
 

@@ -90,7 +90,9 @@ class MemTableRepAdapter final : public ROCKSDB_NAMESPACE::MemTableRep {
                                            bool allow_data_in_errors) override;
 #endif
 #if MEMREP_ROCKSDB_HAS_REP_MULTIGET
-  // Many sorted memtable keys, each looked up as Get (checked where asked).
+  // Many sorted memtable keys, looked up by the rep's own batch lookup
+  // (Rep::MultiGetRows), each row checked as GetAndValidate checks it where
+  // asked.
   ROCKSDB_NAMESPACE::Status MultiGet(size_t num_keys, const char* const* keys, void** callback_args,
                                      bool (*callback)(void* arg, const char* entry),
                                      bool allow_data_in_errors, bool check_order,
@@ -111,12 +113,22 @@ class MemTableRepAdapter final : public ROCKSDB_NAMESPACE::MemTableRep {
   bool InsertRow(KeyHandle handle, bool concurrent);
   void GetRows(const ROCKSDB_NAMESPACE::Slice& internal_key, void* arg,
                bool (*callback)(void* arg, const char* entry));
-  // GetRows, each row checked: its order (check_order) and by check_key
-  // where given; the first failure stops the read and is returned.
+  // What a validating point read checks of each row it hands on.
+  struct RowChecks {
+    const char* step;  // the read, for messages: "Get", "MultiGet"
+    bool allow_data_in_errors;
+    bool check_order;           // at or after the lookup key, after the row before
+    const KeyCheck* check_key;  // RocksDB's check of a row; nullptr: none
+  };
+  // OK, or why `row`, handed on after `last` (nullptr: the first) for the
+  // lookup key `target`, fails `checks` (Corruption).
+  ROCKSDB_NAMESPACE::Status CheckRow(const char* row, const ROCKSDB_NAMESPACE::Slice& target,
+                                     const char* last, const RowChecks& checks) const;
+  // GetRows, each row checked (CheckRow); the first failure stops the read
+  // and is returned.
   ROCKSDB_NAMESPACE::Status GetChecked(const ROCKSDB_NAMESPACE::Slice& internal_key, void* arg,
                                        bool (*callback)(void* arg, const char* entry),
-                                       bool allow_data_in_errors, bool check_order,
-                                       const KeyCheck* check_key);
+                                       const RowChecks& checks);
   // The overflow, created on first use.
   OverflowRows& Overflow();
   // The overflow if anything was ever put there, else nullptr. O(1).

@@ -8,10 +8,13 @@
 //   internal headers declare the memtable Allocator, Arena and LookupKey, so
 //   nothing is copied and any RocksDB from 7.8 on is served.
 // - Preload (memrep's own CMake against an installed RocksDB): the public
-//   headers only forward-declare those classes, so their layouts are
-//   declared here as RocksDB 7.8 has them, checked by rocksdb_plugin_test on
-//   a real database. Only 7.8 (Debian 12's 7.8.3) was verified; any other
-//   version is refused here and at configure time.
+//   headers only forward-declare those classes. With the installed
+//   version's source tree (-DMEMREP_ROCKSDB_SOURCE=DIR, which defines
+//   MEMREP_ROCKSDB_SOURCE_HEADERS; cmake/rocksdb_source.cmake refuses a tree
+//   of another version) they come from its internal headers, as in-tree.
+//   Without one their layouts are declared here as RocksDB 7.8 has them,
+//   checked by rocksdb_plugin_test on a real database, and any other version
+//   is refused here and at configure time.
 //
 // Version differences (each checked against that version's headers):
 // - 9.6 added paranoid memory checks (ColumnFamilyOptions::
@@ -44,6 +47,13 @@
 #define MEMREP_ROCKSDB_HAS_VALIDATION MEMREP_ROCKSDB_AT_LEAST(9, 6)
 #define MEMREP_ROCKSDB_HAS_KEY_VALIDATION MEMREP_ROCKSDB_AT_LEAST(10, 7)
 #define MEMREP_ROCKSDB_HAS_REP_MULTIGET MEMREP_ROCKSDB_AT_LEAST(11, 1)
+// RocksDB's internal headers are at hand: in-tree, or a source tree given to
+// the preload build.
+#if defined(MEMREP_ROCKSDB_INTREE) || defined(MEMREP_ROCKSDB_SOURCE_HEADERS)
+#define MEMREP_ROCKSDB_INTERNAL_HEADERS 1
+#else
+#define MEMREP_ROCKSDB_INTERNAL_HEADERS 0
+#endif
 
 namespace memrep::rocksdb_plugin {
 // RocksDB's check of one row (10.7 on), handed to the validating reads.
@@ -51,7 +61,7 @@ using KeyCheck =
     std::function<ROCKSDB_NAMESPACE::Status(const char* row, bool allow_data_in_errors)>;
 }  // namespace memrep::rocksdb_plugin
 
-#if defined(MEMREP_ROCKSDB_INTREE)
+#if MEMREP_ROCKSDB_INTERNAL_HEADERS
 
 // Angle brackets: RocksDB's own root (-I), never memrep's src/ (-iquote).
 #include <db/lookup_key.h>
@@ -67,14 +77,15 @@ inline ROCKSDB_NAMESPACE::Allocator* AsAllocator(ROCKSDB_NAMESPACE::Arena* arena
 
 }  // namespace memrep::rocksdb_plugin
 
-#else  // the preload build
+#else  // the preload build without a RocksDB source tree
 
 // CMake refuses other versions at configure time with the same advice.
 static_assert(ROCKSDB_MAJOR == 7 && ROCKSDB_MINOR == 8,
               "memrep's preload plugin declares RocksDB 7.8's memtable Allocator and LookupKey "
-              "layouts, and this RocksDB is another version. Build memrep inside RocksDB's "
-              "source tree instead (ROCKSDB_PLUGINS=memrep; docs/rocksdb.md), or configure with "
-              "-DMEMREP_WITH_ROCKSDB=OFF for the standalone library alone.");
+              "layouts, and this RocksDB is another version. Configure with "
+              "-DMEMREP_ROCKSDB_SOURCE=<this RocksDB version's source tree>, or build memrep "
+              "inside RocksDB's source tree (ROCKSDB_PLUGINS=memrep; docs/rocksdb.md), or "
+              "configure with -DMEMREP_WITH_ROCKSDB=OFF for the standalone library alone.");
 
 namespace ROCKSDB_NAMESPACE {
 
@@ -115,4 +126,4 @@ inline ROCKSDB_NAMESPACE::Allocator* AsAllocator(ROCKSDB_NAMESPACE::Arena* arena
 
 }  // namespace memrep::rocksdb_plugin
 
-#endif  // MEMREP_ROCKSDB_INTREE
+#endif  // MEMREP_ROCKSDB_INTERNAL_HEADERS

@@ -14,6 +14,9 @@
 #               RocksDB's registrar table compiled with RocksDB's flags
 #               (scripts/rocksdb-intree.sh 9.10 --compile-only; the whole build and its
 #               tests: scripts/rocksdb-intree.sh, docs/rocksdb.md)
+#   rocksdb11   the same in RocksDB 11.8.1's own build (the newest release, the
+#               rocksdb/ tree of the Rust registry's librocksdb-sys 0.19.0, fetched
+#               with cargo: scripts/rocksdb-intree.sh 11.8 --compile-only)
 #   tsan        ThreadSanitizer, with assertions: everything, the stress tests included,
 #               but five single-threaded suites of the RocksDB differential test
 #               (tests/CMakeLists.txt; the release and asan lanes run them)
@@ -40,7 +43,7 @@ apt_config() { find /etc/apt -type f -print0 | sort -z | xargs -0 -r sha256sum; 
 apt_before=$(apt_config)
 
 lanes=("$@")
-[[ ${#lanes[@]} -eq 0 ]] && lanes=(format release install standalone rocksdb9 tsan asan stress rocksdbtests fuzz)
+[[ ${#lanes[@]} -eq 0 ]] && lanes=(format release install standalone rocksdb9 rocksdb11 tsan asan stress rocksdbtests fuzz)
 jobs=$(nproc)
 
 # Builds and runs a CMake preset's tests.
@@ -98,6 +101,8 @@ for lane in "${lanes[@]}"; do
       build_and_test "$lane" ;;
     rocksdb9)
       bash scripts/rocksdb-intree.sh 9.10 --compile-only ;;
+    rocksdb11)
+      bash scripts/rocksdb-intree.sh 11.8 --compile-only ;;
     stress)
       bash scripts/stress.sh ;;
     rocksdbtests)
@@ -105,7 +110,7 @@ for lane in "${lanes[@]}"; do
     fuzz)
       bash scripts/fuzz.sh ;;
     *)
-      echo "unknown lane '$lane'; lanes: format release install standalone rocksdb9 tsan asan stress rocksdbtests fuzz" >&2
+      echo "unknown lane '$lane'; lanes: format release install standalone rocksdb9 rocksdb11 tsan asan stress rocksdbtests fuzz" >&2
       exit 2 ;;
   esac
   unset TSAN_OPTIONS ASAN_OPTIONS UBSAN_OPTIONS

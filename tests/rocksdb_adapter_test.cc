@@ -11,6 +11,7 @@
 #include <memory>
 #include <random>
 #include <set>
+#include <span>
 #include <vector>
 
 #include "format/coding.h"
@@ -60,7 +61,7 @@ std::string UserKeyOf(const char* row) { return std::string(DecodeRow(row).user_
 // What RocksDB's Get would see for `key` at `seq`: the user keys of the rows
 // handed to its callback, in order, while they match.
 std::vector<SequenceNumber> Versions(rdb::MemTableRep* rep, const std::string& key) {
-#if defined(MEMREP_ROCKSDB_INTREE)
+#if MEMREP_ROCKSDB_INTERNAL_HEADERS
   const rdb::LookupKey lookup(key, kMaxSequenceNumber);  // RocksDB's own (rocksdb_compat.h)
 #else
   std::string memtable_key(5, '\0');
@@ -245,9 +246,8 @@ TEST(OverflowDb, ARepThatFillsUpBeforeTheWriteBufferIsSwitchedAndLosesNothing) {
   auto flushes = std::make_shared<FlushCounter>();
   options.listeners.push_back(flushes);
   ASSERT_TRUE(NewRepFactory("test.TinySortedHash", &options.memtable_factory).ok());
-  rdb::DB* raw = nullptr;
-  ASSERT_TRUE(rdb::DB::Open(options, path, &raw).ok());
-  std::unique_ptr<rdb::DB> db(raw);
+  std::unique_ptr<rdb::DB> db;
+  ASSERT_TRUE(testing::OpenDb(options, path, &db).ok());
   rdb::WriteOptions write;
   write.disableWAL = true;
   constexpr int kKeys = 20000;
@@ -280,9 +280,8 @@ TEST(OverflowDb, ATrieWhoseRegionFillsInOneBatchLosesNothing) {
   options.create_if_missing = true;
   options.write_buffer_size = 768 << 10;  // 3/4 of the region, as allowed
   ASSERT_TRUE(NewRepFactory("id=memrep.Trie; mem_cap=1M", &options.memtable_factory).ok());
-  rdb::DB* raw = nullptr;
-  ASSERT_TRUE(rdb::DB::Open(options, path, &raw).ok());
-  std::unique_ptr<rdb::DB> db(raw);
+  std::unique_ptr<rdb::DB> db;
+  ASSERT_TRUE(testing::OpenDb(options, path, &db).ok());
   rdb::WriteOptions write;
   write.disableWAL = true;
   constexpr int kKeys = 4000;  // about 2 MiB of rows in one batch
@@ -394,11 +393,51 @@ rdb::Status SeekChecked(rdb::MemTableRep::Iterator* it, const rdb::Slice& target
 #endif
 }
 
+// A rep that serves through another and counts the batch lookups
+// (Rep::MultiGetRows) it is asked for.
+class BatchCountingRep final : public Rep {
+ public:
+  BatchCountingRep(std::unique_ptr<Rep> inner, int* batches)
+      : inner_(std::move(inner)), batches_(batches) {}
+  Status Allocate(size_t len, KeyHandle* handle, char** row) override {
+    return inner_->Allocate(len, handle, row);
+  }
+  bool Insert(KeyHandle handle) override { return inner_->Insert(handle); }
+  bool InsertConcurrently(KeyHandle handle) override { return inner_->InsertConcurrently(handle); }
+  void GetRows(std::string_view internal_key, void* arg, RowCallback callback) const override {
+    inner_->GetRows(internal_key, arg, callback);
+  }
+  void MultiGetRows(std::span<const std::string_view> internal_keys, void* arg,
+                    MultiRowCallback callback) const override {
+    ++*batches_;
+    inner_->MultiGetRows(internal_keys, arg, callback);
+  }
+  bool Contains(std::string_view internal_key) const override {
+    return inner_->Contains(internal_key);
+  }
+  Status RandomSample(size_t target, uint64_t seed, std::vector<const char*>* out) const override {
+    return inner_->RandomSample(target, seed, out);
+  }
+  std::unique_ptr<RepIterator> NewIterator() const override { return inner_->NewIterator(); }
+  void Freeze() override { inner_->Freeze(); }
+  bool frozen() const override { return inner_->frozen(); }
+  size_t MemoryUsage() const override { return inner_->MemoryUsage(); }
+  uint64_t NumEntries() const override { return inner_->NumEntries(); }
+  uint64_t ApproximateNumEntries(std::string_view start, std::string_view end) const override {
+    return inner_->ApproximateNumEntries(start, end);
+  }
+
+ private:
+  const std::unique_ptr<Rep> inner_;
+  int* const batches_;
+};
+
 class ValidationTest : public ::testing::Test {
  protected:
   // An adapter over `rep` (nullptr: an ordered test.Map) holding a, b, c;
-  // the broken rep holds them in the order b, a, c.
-  void Make(bool ordered) {
+  // the broken rep holds them in the order b, a, c. With `batches`, the
+  // rep counts its batch lookups there.
+  void Make(bool ordered, int* batches = nullptr) {
     auto allocator = std::make_unique<ArenaAllocator>(&arena_);
     std::unique_ptr<Rep> rep;
     if (ordered) {
@@ -412,6 +451,7 @@ class ValidationTest : public ::testing::Test {
     } else {
       rep = std::make_unique<InsertionOrderRep>(allocator.get());
     }
+    if (batches != nullptr) rep = std::make_unique<BatchCountingRep>(std::move(rep), batches);
     adapter_ = std::make_unique<MemTableRepAdapter>(cmp_, &arena_, std::move(allocator),
                                                     std::move(rep), RepTraits{}, size_t{1} << 30);
     bool inserted = false;
@@ -515,24 +555,60 @@ TEST_F(ValidationTest, RocksDbsCheckOfARowSeesEveryRowHandedOnAndItsFailureStops
 #endif  // MEMREP_ROCKSDB_HAS_KEY_VALIDATION
 
 #if MEMREP_ROCKSDB_HAS_REP_MULTIGET
-TEST_F(ValidationTest, MultiGetLooksUpEachMemtableKeyAsGet) {
-  ASSERT_NO_FATAL_FAILURE(Make(/*ordered=*/true));
-  const rdb::LookupKey a("a", kMaxSequenceNumber), c("c", kMaxSequenceNumber);
-  const char* keys[] = {a.memtable_key().data(), c.memtable_key().data()};
-  std::vector<std::string> first, second;
-  void* args[] = {&first, &second};
+TEST_F(ValidationTest, MultiGetIsTheRepsBatchLookupWithEveryRowChecked) {
+  int batches = 0;
+  ASSERT_NO_FATAL_FAILURE(Make(/*ordered=*/true, &batches));
+  const rdb::LookupKey a("a", kMaxSequenceNumber), b("b", kMaxSequenceNumber),
+      c("c", kMaxSequenceNumber);
+  const char* keys[] = {a.memtable_key().data(), b.memtable_key().data(), c.memtable_key().data()};
+  std::vector<std::string> seen[3];
+  void* args[] = {&seen[0], &seen[1], &seen[2]};
   auto one = [](void* arg, const char* row) {  // the newest row at or after the key only
     static_cast<std::vector<std::string>*>(arg)->push_back(UserKeyOf(row));
     return false;
   };
-  ASSERT_TRUE(adapter_->MultiGet(2, keys, args, one, false, false, nullptr).ok());
-  EXPECT_EQ(first, std::vector<std::string>{"a"});
-  EXPECT_EQ(second, std::vector<std::string>{"c"});
+  ASSERT_TRUE(adapter_->MultiGet(3, keys, args, one, false, false, nullptr).ok());
+  EXPECT_EQ(seen[0], std::vector<std::string>{"a"});
+  EXPECT_EQ(seen[1], std::vector<std::string>{"b"});
+  EXPECT_EQ(seen[2], std::vector<std::string>{"c"});
+  EXPECT_EQ(batches, 1) << "the keys were not one batch lookup of the rep";
+
+  // Checked: RocksDB's check of a row fails at b, which is not handed on,
+  // and neither is anything after it.
+  std::vector<std::string> checked;
+  const KeyCheck fail_at_b = [&checked](const char* row, bool) {
+    checked.push_back(UserKeyOf(row));
+    return UserKeyOf(row) == "b" ? rdb::Status::Corruption("bad checksum") : rdb::Status::OK();
+  };
+  for (auto& v : seen) v.clear();
+  const rdb::Status s = adapter_->MultiGet(3, keys, args, one, false, true, fail_at_b);
+  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+  EXPECT_EQ(checked, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(seen[0], std::vector<std::string>{"a"});
+  EXPECT_TRUE(seen[1].empty() && seen[2].empty());
+  EXPECT_EQ(batches, 2);
+
   // The default MultiGet's way in: a seek by memtable key, internal key empty.
   std::unique_ptr<rdb::MemTableRep::Iterator> it(adapter_->GetIterator(nullptr));
-  it->Seek(rdb::Slice(), keys[1]);
+  it->Seek(rdb::Slice(), keys[2]);
   ASSERT_TRUE(it->Valid());
   EXPECT_EQ(UserKeyOf(it->key()), "c");
+}
+
+TEST_F(ValidationTest, MultiGetOverRowsOutOfOrderIsCorruption) {
+  ASSERT_NO_FATAL_FAILURE(Make(/*ordered=*/false));
+  // From "a" the broken rep hands on b, then a: backwards.
+  const rdb::LookupKey a("a", kMaxSequenceNumber);
+  const char* keys[] = {a.memtable_key().data()};
+  std::vector<std::string> seen;
+  void* args[] = {&seen};
+  auto all = [](void* arg, const char* row) {
+    static_cast<std::vector<std::string>*>(arg)->push_back(UserKeyOf(row));
+    return true;
+  };
+  const rdb::Status s = adapter_->MultiGet(1, keys, args, all, false, true, nullptr);
+  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+  EXPECT_EQ(seen, std::vector<std::string>{"b"});
 }
 #endif  // MEMREP_ROCKSDB_HAS_REP_MULTIGET
 #endif  // MEMREP_ROCKSDB_HAS_VALIDATION

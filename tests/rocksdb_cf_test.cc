@@ -96,7 +96,10 @@ class ColumnFamilyTest : public ::testing::TestWithParam<std::string> {
       if (auto it = comparators.find(name); it != comparators.end()) cf.comparator = it->second;
       cfs.emplace_back(name, cf);
     }
-    return rdb::DB::Open(options, path_, cfs, &handles_, &db_);
+    std::unique_ptr<rdb::DB> db;
+    s = testing::OpenDb(options, path_, cfs, &handles_, &db);
+    db_ = db.release();
+    return s;
   }
   uint64_t MemtableBytes(rdb::ColumnFamilyHandle* h) const {
     uint64_t size = 0;

@@ -33,6 +33,7 @@
 #include "memrep/rocksdb.h"
 #include "registry/registry.h"
 #include "rocksdb_compat.h"
+#include "rocksdb_test_util.h"
 
 namespace {
 
@@ -237,10 +238,8 @@ class DbDiffTest : public ::testing::TestWithParam<DbParam> {
       o.memtable_factory = factory_[s];
       o.listeners.push_back(flushes_[s]);
       if (tweak_) tweak_(o);
-      rdb::DB* db = nullptr;
-      const rdb::Status st = rdb::DB::Open(o, path_[s], &db);
+      const rdb::Status st = memrep::testing::OpenDb(o, path_[s], &db_[s]);
       ASSERT_TRUE(st.ok()) << kSide[s] << ": Open: " << st.ToString();
-      db_[s].reset(db);
     }
   }
 

@@ -24,6 +24,7 @@ namespace memrep::rocksdb_plugin {
 namespace {
 
 namespace rdb = ROCKSDB_NAMESPACE;
+using testing::OpenDb;
 
 rdb::Status Create(const std::string& spec, std::shared_ptr<rdb::MemTableRepFactory>* out) {
   rdb::ConfigOptions config;
@@ -144,9 +145,8 @@ TEST_F(PluginDbTest, OptionsFileRoundTrips) {
       Create("id=memrep.SortedHash; bucket_count=4096; max_runs=5", &options.memtable_factory)
           .ok());
   {
-    rdb::DB* raw;
-    ASSERT_TRUE(rdb::DB::Open(options, path_, &raw).ok());
-    std::unique_ptr<rdb::DB> db(raw);
+    std::unique_ptr<rdb::DB> db;
+    ASSERT_TRUE(OpenDb(options, path_, &db).ok());
     ASSERT_TRUE(db->Put(rdb::WriteOptions(), "k", "v").ok());
   }
   rdb::ConfigOptions config;
@@ -163,9 +163,8 @@ TEST_F(PluginDbTest, OptionsFileRoundTrips) {
   EXPECT_EQ(OptionOf(*factory, "max_runs"), "5");
   // And the loaded options open the database again.
   rdb::Options reopened(db_options, cfs[0].options);
-  rdb::DB* raw;
-  ASSERT_TRUE(rdb::DB::Open(reopened, path_, &raw).ok());
-  std::unique_ptr<rdb::DB> db(raw);
+  std::unique_ptr<rdb::DB> db;
+  ASSERT_TRUE(OpenDb(reopened, path_, &db).ok());
   std::string v;
   ASSERT_TRUE(db->Get(rdb::ReadOptions(), "k", &v).ok());
   EXPECT_EQ(v, "v");
@@ -179,9 +178,8 @@ TEST_F(PluginDbTest, AutoChoosesPerMemtableLogsEachDecisionAndCountsThem) {
                      "background_weight_percent=0",
                      &options.memtable_factory)
                   .ok());
-  rdb::DB* raw;
-  ASSERT_TRUE(rdb::DB::Open(options, path_, &raw).ok());
-  std::unique_ptr<rdb::DB> db(raw);
+  std::unique_ptr<rdb::DB> db;
+  ASSERT_TRUE(OpenDb(options, path_, &db).ok());
   rdb::WriteOptions wo;
   wo.disableWAL = true;
   const std::string value(100, 'v');
@@ -244,9 +242,8 @@ TEST_F(PluginDbTest, AWriteBufferManagerCountsTheEntries) {
     ASSERT_TRUE(NewRepFactory(rep.name, &options.memtable_factory).ok());
     const std::string path = path_ + "_" + rep.name;
     std::filesystem::remove_all(path);
-    rdb::DB* raw;
-    ASSERT_TRUE(rdb::DB::Open(options, path, &raw).ok());
-    std::unique_ptr<rdb::DB> db(raw);
+    std::unique_ptr<rdb::DB> db;
+    ASSERT_TRUE(OpenDb(options, path, &db).ok());
     rdb::WriteOptions write;
     write.disableWAL = true;
     constexpr int kEntries = 20000;

@@ -2,16 +2,55 @@
 #pragma once
 
 #include <rocksdb/comparator.h>
+#include <rocksdb/db.h>
 #include <rocksdb/memtablerep.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "format/coding.h"
+#include "rocksdb_compat.h"
 
 namespace memrep::testing {
+
+// DB::Open into a std::unique_ptr, in every RocksDB the tests build against:
+// RocksDB 9.11 added that form, and 11.0 removed the one with a DB**. On
+// failure *db is empty.
+inline ROCKSDB_NAMESPACE::Status OpenDb(const ROCKSDB_NAMESPACE::Options& options,
+                                        const std::string& path,
+                                        std::unique_ptr<ROCKSDB_NAMESPACE::DB>* db) {
+  db->reset();
+#if MEMREP_ROCKSDB_AT_LEAST(9, 11)
+  return ROCKSDB_NAMESPACE::DB::Open(options, path, db);
+#else
+  ROCKSDB_NAMESPACE::DB* raw = nullptr;
+  const ROCKSDB_NAMESPACE::Status s = ROCKSDB_NAMESPACE::DB::Open(options, path, &raw);
+  db->reset(raw);
+  return s;
+#endif
+}
+
+// The same with column families: the handles of `column_families`, in order.
+inline ROCKSDB_NAMESPACE::Status OpenDb(
+    const ROCKSDB_NAMESPACE::DBOptions& options, const std::string& path,
+    const std::vector<ROCKSDB_NAMESPACE::ColumnFamilyDescriptor>& column_families,
+    std::vector<ROCKSDB_NAMESPACE::ColumnFamilyHandle*>* handles,
+    std::unique_ptr<ROCKSDB_NAMESPACE::DB>* db) {
+  db->reset();
+#if MEMREP_ROCKSDB_AT_LEAST(9, 11)
+  return ROCKSDB_NAMESPACE::DB::Open(options, path, column_families, handles, db);
+#else
+  ROCKSDB_NAMESPACE::DB* raw = nullptr;
+  const ROCKSDB_NAMESPACE::Status s =
+      ROCKSDB_NAMESPACE::DB::Open(options, path, column_families, handles, &raw);
+  db->reset(raw);
+  return s;
+#endif
+}
 
 // A memtable's KeyComparator, as RocksDB's MemTable builds it: internal keys
 // (length-prefixed) ordered by `user` on the user key, then sequence

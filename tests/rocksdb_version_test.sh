@@ -2,7 +2,10 @@
 # The RocksDB version checks, from the outside, against stand-in RocksDB trees
 # that hold only include/rocksdb/version.h:
 #   1. memrep's own CMake (the preload plugin) refuses RocksDB 9.10 at
-#      configure time and points to the in-tree build;
+#      configure time and points to MEMREP_ROCKSDB_SOURCE and the in-tree
+#      build; with MEMREP_ROCKSDB_SOURCE it refuses a tree of another version
+#      (naming both and what to pass) or no RocksDB tree at all, and takes
+#      one of the library's version;
 #   2. memrep.mk, as RocksDB's make includes it: 7.7 is refused, 7.8 and
 #      9.10 pass quietly, 12.0 passes with a note that it was not verified;
 #   3. the CMake plugin fragment, as RocksDB's CMake adds plugin/memrep:
@@ -34,6 +37,42 @@ fi
 out=$(tr -s ' \n' '  ' <<<"$out")  # CMake wraps its messages
 grep -q "RocksDB 9.10.0" <<<"$out" || fail "the refusal does not name the version found: $out"
 grep -q "ROCKSDB_PLUGINS=memrep" <<<"$out" || fail "the refusal does not point to the in-tree build: $out"
+grep -q "MEMREP_ROCKSDB_SOURCE=" <<<"$out" || fail "the refusal does not point to MEMREP_ROCKSDB_SOURCE: $out"
+
+# ... and with a source tree: $1 the tree's version, $2 whether it has the
+# internal headers, $3 what CMake must do (refused-version, refused-tree, taken).
+preload_with_source() {
+  local tree=$tmp/src-$1-$2
+  mkdir -p "$tree/include/rocksdb"
+  IFS=. read -r major minor patch <<<"$1"
+  printf '#define ROCKSDB_MAJOR %s\n#define ROCKSDB_MINOR %s\n#define ROCKSDB_PATCH %s\n' \
+    "$major" "$minor" "$patch" >"$tree/include/rocksdb/version.h"
+  if [[ $2 == headers ]]; then
+    mkdir -p "$tree/memory" "$tree/db"
+    touch "$tree/memory/arena.h" "$tree/db/lookup_key.h"
+  fi
+  local out rc
+  out=$(cmake -S "$src" -B "$tmp/preload-$1-$2" -DMEMREP_BUILD_TESTS=OFF -DMEMREP_BUILD_BENCH=OFF \
+          -DMEMREP_BUILD_EXAMPLES=OFF -DROCKSDB_INCLUDE_DIR="$tmp/r9/include" \
+          -DROCKSDB_LIBRARY="$tmp/r9/librocksdb.so" -DMEMREP_ROCKSDB_SOURCE="$tree" 2>&1)
+  rc=$?
+  out=$(tr -s ' \n' '  ' <<<"$out")
+  case "$3" in
+    refused-version)
+      [[ $rc -ne 0 ]] && grep -q "is RocksDB $1, but the library's headers" <<<"$out" &&
+        grep -q "are RocksDB 9.10.0: pass -DMEMREP_ROCKSDB_SOURCE=<the source tree of RocksDB 9.10.0>" <<<"$out" ||
+        fail "a RocksDB $1 tree for 9.10.0's library: want a refusal naming both, got rc $rc: $out" ;;
+    refused-tree)
+      [[ $rc -ne 0 ]] && grep -q "is not a RocksDB source tree" <<<"$out" ||
+        fail "a tree without internal headers: want a refusal, got rc $rc: $out" ;;
+    taken)
+      [[ $rc -eq 0 ]] && grep -q "internal headers from $tree" <<<"$out" ||
+        fail "RocksDB 9.10.0's tree for its library: want it taken, got rc $rc: $out" ;;
+  esac
+}
+preload_with_source 9.11.2 headers refused-version
+preload_with_source 9.10.0 none refused-tree
+preload_with_source 9.10.0 headers taken
 
 # 2. memrep.mk in RocksDB's make.
 for case in "r77 7 7 0 refused" "r78 7 8 3 quiet" "r910 9 10 0 quiet" "r12 12 0 0 noted"; do

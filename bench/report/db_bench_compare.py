@@ -25,6 +25,9 @@ Usage (Python 3 standard library only):
         --reps 'skip_list,id=memrep.SortedHash;max_runs=4'   # reps split on commas only
     python3 bench/report/db_bench_compare.py --plugin build/release/rocksdb/libmemrep_rocksdb.so \\
         --ceiling        # + bench.Ceiling, a rep that stores nothing, and each rep's share of it
+    python3 bench/report/db_bench_compare.py --db-bench build/intree/rocksdb-11.8.1/db_bench \\
+        --built-in --checks --workloads readrandom,seekrandom   # each rep with and without
+                         # RocksDB's memtable checks, alternating, and each one's slowdown
 
 Caveats: 'vector' is only usable for write workloads (reads sort the whole
 mutable memtable per lookup).  With the hash reps, --prefix_size=8 makes
@@ -54,6 +57,15 @@ BUILTIN_REPS = {
     "hash_linkedlist": {"concurrent_insert": False, "point_read_while_mutable": "constant"},
 }
 PREFIX_REPS = {"hash_linkedlist", "prefix_hash"}
+# --checks: a rep word with this suffix runs with RocksDB's memtable
+# integrity checks on, CHECK_FLAGS as far as the db_bench has them.
+CHECKED = "+checks"
+CHECK_FLAGS = [
+    ("paranoid_memory_checks", "true"),  # RocksDB 9.6
+    ("memtable_verify_per_key_checksum_on_seek", "true"),  # 11.5 (10.7's spelling below)
+    ("memtable_veirfy_per_key_checksum_on_seek", "true"),
+    ("memtable_protection_bytes_per_key", "8"),  # 7.7
+]
 # The rep that stores nothing (bench/ceiling/ceiling_plugin.cc).
 CEILING = "bench.Ceiling"
 WRITE_ONLY_WORKLOADS = {"fillrandom", "fillrandom_2t", "overwrite", "fillbatch"}
@@ -102,6 +114,12 @@ def parse_args(argv):
                    help="also run bench.Ceiling, a rep that stores nothing (what RocksDB itself "
                    "allows), from this plugin (default: <plugin dir>/../bench/"
                    "libmemrep_ceiling.so), and show every rep's share of it")
+    p.add_argument("--checks", action="store_true",
+                   help="run every rep twice, alternating: as it is and with RocksDB's memtable "
+                   "integrity checks on (of --paranoid_memory_checks, "
+                   "--memtable_verify_per_key_checksum_on_seek and "
+                   "--memtable_protection_bytes_per_key=8, those the db_bench has), and print "
+                   "each rep's slowdown with the checks")
     p.add_argument("--workloads", default=",".join(WORKLOADS))
     p.add_argument("--num", type=int, help="keys (default 1000000; 100000 with --quick)")
     p.add_argument("--reads", type=int, help="reads per reader thread (default num/4)")
@@ -178,6 +196,20 @@ def validate(a):
         if path and not os.path.isfile(path):
             raise BenchError(f"the plugin of '{r}' does not exist: {path}")
     a.rep_traits = rep_traits(a, plugin_reps)
+    a.check_flags = []
+    if a.checks:
+        a.check_flags = check_flags(a.db_bench)
+        if not a.check_flags:
+            raise BenchError(f"{a.db_bench} has none of RocksDB's memtable checks "
+                             f"({', '.join(f for f, _ in CHECK_FLAGS)}): --checks needs one")
+        if a.ceiling_rep:
+            raise BenchError("--checks and --ceiling do not go together")
+        # Each rep and its checked twin, side by side in every rotation.
+        words = []
+        for r in a.reps:
+            words += [r, r + CHECKED]
+            a.rep_traits[r + CHECKED] = a.rep_traits[r]
+        a.reps = words
     for rep in a.reps:
         if (a.rep_traits[rep].get("point_read_while_mutable") == "linear" and
                 set(a.workloads) - WRITE_ONLY_WORKLOADS):
@@ -186,8 +218,29 @@ def validate(a):
                   "(readwhilewriting never finishes)", file=sys.stderr)
 
 
+def check_flags(db_bench):
+    """The CHECK_FLAGS db_bench knows (from its --help), as (flag, value)."""
+    try:
+        out = subprocess.run([db_bench, "--help"], capture_output=True, text=True, timeout=60,
+                             stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError) as e:
+        raise BenchError(f"could not run {db_bench} --help: {e}")
+    known = set(re.findall(r"^\s+-(\w+) \(", out.stdout + out.stderr, re.M))
+    flags = [(f, v) for f, v in CHECK_FLAGS if f in known]
+    # The older spelling only where the newer one is missing.
+    if any(f == "memtable_verify_per_key_checksum_on_seek" for f, _ in flags):
+        flags = [(f, v) for f, v in flags if f != "memtable_veirfy_per_key_checksum_on_seek"]
+    return flags
+
+
+def unchecked(word):
+    """'REP+checks' -> ('REP', True); 'REP' -> ('REP', False)."""
+    return (word[:-len(CHECKED)], True) if word.endswith(CHECKED) else (word, False)
+
+
 def split_plugin(word):
     """'REP@PLUGIN' -> (REP, absolute PLUGIN); 'REP' -> (REP, None)."""
+    word = unchecked(word)[0]
     rep, at, plugin = word.rpartition("@")
     return (rep, os.path.abspath(plugin)) if at and rep else (word, None)
 
@@ -282,12 +335,15 @@ def build_command(a, workload, rep, repeat, db_dir):
     flags.update(own)
     if not a.rep_traits[rep]["concurrent_insert"]:
         flags["allow_concurrent_memtable_write"] = "false"
-    if rep in PREFIX_REPS:
+    base, checked = unchecked(rep)
+    if base in PREFIX_REPS:
         flags["prefix_size"] = 8
+    if checked:
+        flags.update(a.check_flags)
     cmd = [a.db_bench] + [f"--{k}={v}" for k, v in flags.items()]
     for e in a.extra:
         cmd += shlex.split(e)
-    preload = rep not in BUILTIN_REPS and (split_plugin(rep)[1] or not a.built_in)
+    preload = base not in BUILTIN_REPS and (split_plugin(rep)[1] or not a.built_in)
     env = {"LD_PRELOAD": split_plugin(rep)[1] or a.plugin} if preload else {}
     return cmd, env
 
@@ -393,13 +449,18 @@ def found_mismatches(a, runs):
         for r in range(a.repeats):
             mine = {x["rep"]: x["found"] for x in runs
                     if x["workload"] == w and x["repeat"] == r and x["rep"] != a.ceiling_rep
-                    and x["rep"] not in PREFIX_REPS}
+                    and unchecked(x["rep"])[0] not in PREFIX_REPS}
             base = mine.get(a.reps[0])
             if base is None:  # the first rep is one of those not compared
                 continue
             out += [f"{w} repeat {r + 1}: {rep} found {n}, {a.reps[0]} found {base}"
                     for rep, n in mine.items() if n != base]
     return out
+
+
+def slowdown(plain, checked):
+    """How much slower `checked` runs than `plain`, in percent."""
+    return f"{100 * (1 - checked / plain):.1f}%" if plain else "n/a"
 
 
 def ratio(x, base):
@@ -451,6 +512,16 @@ def report(a, s, runs):
         rss[f"**highest ratio**: {worst}"] = rss[worst]
     rows = [[w] + [f"{m[r]:.0f}" for r in a.reps] + [ratio(m[r], m[base]) for r in others]
             for w, m in rss.items()]
+    if a.checks:
+        # Each rep's own cost of the checks: its checked twin against it.
+        plain = [r for r in a.reps if not unchecked(r)[1]]
+        flags = " ".join(f"--{f}={v}" for f, v in a.check_flags)
+        hdr = ["workload"] + [f"{r} slowdown" for r in plain]
+        rows = [[w] + [slowdown(s[w][r]["median_ops_sec"], s[w][r + CHECKED]["median_ops_sec"])
+                       for r in plain] for w in a.workloads]
+        print(f"\n### Slowdown with the memtable checks ({flags}; median ops/s with them "
+              "against without, each rep against itself)\n")
+        print(markdown(hdr, rows))
     print("\n### Peak RSS of the db_bench process (median, MB)\n")
     print(markdown(hdr, rows))
     print("\n### db_bench command lines (one run per workload)\n")

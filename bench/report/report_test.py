@@ -571,6 +571,59 @@ class DbBenchCompareTraits(unittest.TestCase):
                 ["--reps", "test.Serial", "--db-bench", sys.executable]))
 
 
+class DbBenchCompareChecks(unittest.TestCase):
+    """--checks: every rep twice, alternating, the checked twin with the
+    memtable check flags the db_bench lists in its --help."""
+
+    def db_bench(self, flags):
+        path = os.path.join(self.tmp.name, "db_bench")
+        with open(path, "w") as f:
+            f.write("#!/bin/sh\ncat <<'EOF'\n" +
+                    "".join(f"    -{flag} (some text) type: bool default: false\n"
+                            for flag in flags) + "EOF\n")
+        os.chmod(path, 0o755)
+        return path
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def validate(self, flags):
+        a = db_bench_compare.parse_args(["--reps", "skip_list,vector", "--checks",
+                                         "--db-bench", self.db_bench(flags)])
+        with contextlib.redirect_stderr(io.StringIO()):
+            db_bench_compare.validate(a)
+        return a
+
+    def test_each_rep_runs_plain_and_with_the_checks_its_db_bench_has(self):
+        a = self.validate(["paranoid_memory_checks", "memtable_veirfy_per_key_checksum_on_seek",
+                           "memtable_verify_per_key_checksum_on_seek",
+                           "memtable_protection_bytes_per_key", "other_flag"])
+        self.assertEqual(a.reps, ["skip_list", "skip_list+checks", "vector", "vector+checks"])
+        plain = db_bench_compare.build_command(a, "readrandom", "vector", 0, "/tmp/db")[0]
+        checked = db_bench_compare.build_command(a, "readrandom", "vector+checks", 0, "/tmp/db")[0]
+        added = [f for f in checked if f not in plain]
+        self.assertEqual(added, ["--paranoid_memory_checks=true",
+                                 "--memtable_verify_per_key_checksum_on_seek=true",
+                                 "--memtable_protection_bytes_per_key=8"])
+        self.assertIn("--memtablerep=vector", checked)
+        self.assertIn("--allow_concurrent_memtable_write=false", checked)  # vector's traits
+
+    def test_the_older_spelling_serves_where_the_newer_is_missing(self):
+        a = self.validate(["memtable_veirfy_per_key_checksum_on_seek"])
+        self.assertEqual(a.check_flags, [("memtable_veirfy_per_key_checksum_on_seek", "true")])
+
+    def test_a_db_bench_without_any_check_is_refused(self):
+        with self.assertRaises(db_bench_compare.BenchError):
+            self.validate(["other_flag"])
+
+    def test_the_slowdown_is_each_rep_against_itself(self):
+        self.assertEqual(db_bench_compare.slowdown(200.0, 150.0), "25.0%")
+        self.assertEqual(db_bench_compare.slowdown(100.0, 110.0), "-10.0%")
+
+
 class DbBenchCompareFound(unittest.TestCase):
     """Reads after a fill from the same seed find the same keys in every rep."""
 

@@ -182,6 +182,7 @@ using RowCallback = bool (*)(void* arg, const char* row);
 using EntryCallback = bool (*)(void* arg, const EntryView& entry);
 // MultiGet's: `index` is the position of the key being answered.
 using MultiEntryCallback = bool (*)(void* arg, size_t index, const EntryView& entry);
+using MultiRowCallback = bool (*)(void* arg, size_t index, const char* row);
 
 class MEMREP_EXPORT Rep {
  public:
@@ -203,6 +204,13 @@ class MEMREP_EXPORT Rep {
   // any may be left out (a rep may skip the parts of its index that cannot
   // hold the user key), so a caller stops at the first row of another user key.
   virtual void GetRows(std::string_view internal_key, void* arg, RowCallback callback) const = 0;
+  // GetRows for many keys in one call (RocksDB's MemTableRep::MultiGet): for
+  // each i, callback(arg, i, row) on the rows GetRows hands on for
+  // internal_keys[i], until it returns false for that key. Keys are answered
+  // one after another in index order, as MultiGet answers them. The default
+  // calls GetRows for each key.
+  virtual void MultiGetRows(std::span<const std::string_view> internal_keys, void* arg,
+                            MultiRowCallback callback) const;
   // Whether a row with this internal key's user key and sequence is stored.
   virtual bool Contains(std::string_view internal_key) const = 0;
   // Up to `target` distinct rows chosen at random, appended to *out.

@@ -181,6 +181,12 @@ void AutoRep::MultiGet(std::span<const std::string_view> internal_keys, void* ar
   inner_->MultiGet(internal_keys, arg, callback);
 }
 
+void AutoRep::MultiGetRows(std::span<const std::string_view> internal_keys, void* arg,
+                           MultiRowCallback callback) const {
+  recorder_->Add(Counter::kGets, internal_keys.size());
+  inner_->MultiGetRows(internal_keys, arg, callback);
+}
+
 std::unique_ptr<RepIterator> AutoRep::NewIterator() const {
   recorder_->Add(Counter::kIterators);
   std::unique_ptr<RepIterator> inner = inner_->NewIterator();

@@ -34,6 +34,8 @@ class AutoRep final : public Rep {
   void Get(std::string_view internal_key, void* arg, EntryCallback callback) const override;
   void MultiGet(std::span<const std::string_view> internal_keys, void* arg,
                 MultiEntryCallback callback) const override;
+  void MultiGetRows(std::span<const std::string_view> internal_keys, void* arg,
+                    MultiRowCallback callback) const override;
 
   std::unique_ptr<RepIterator> NewIterator() const override;
   void Freeze() override { inner_->Freeze(); }

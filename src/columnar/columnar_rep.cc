@@ -387,8 +387,9 @@ Status ColumnarRep::AddBatch(std::span<const EntryView> entries, bool concurrent
   return n == 1 ? s : rep::BatchRecordStatus(stored, s);
 }
 
-void ColumnarRep::MultiGet(std::span<const std::string_view> internal_keys, void* arg,
-                           MultiEntryCallback callback) const {
+template <class OnRow>
+void ColumnarRep::ForVersionsOfMany(std::span<const std::string_view> internal_keys,
+                                    OnRow&& on_row) const {
   constexpr size_t kAhead = 8;
   uint64_t hashes[kAhead];
   const size_t n = internal_keys.size();
@@ -403,9 +404,20 @@ void ColumnarRep::MultiGet(std::span<const std::string_view> internal_keys, void
       hashes[i % kAhead] = hash_of(internal_keys[i + kAhead]);
       index_.Prefetch(hashes[i % kAhead]);
     }
-    ForVersions(internal_keys[i], hash,
-                [&](RowRef ref) { return callback(arg, i, DecodeRow(NodeOf(ref)->row())); });
+    ForVersions(internal_keys[i], hash, [&](RowRef ref) { return on_row(i, NodeOf(ref)->row()); });
   }
+}
+
+void ColumnarRep::MultiGet(std::span<const std::string_view> internal_keys, void* arg,
+                           MultiEntryCallback callback) const {
+  ForVersionsOfMany(internal_keys,
+                    [&](size_t i, const char* row) { return callback(arg, i, DecodeRow(row)); });
+}
+
+void ColumnarRep::MultiGetRows(std::span<const std::string_view> internal_keys, void* arg,
+                               MultiRowCallback callback) const {
+  ForVersionsOfMany(internal_keys,
+                    [&](size_t i, const char* row) { return callback(arg, i, row); });
 }
 
 // ---- Both ----

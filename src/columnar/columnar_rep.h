@@ -75,6 +75,8 @@ class ColumnarRep final : public Rep {
   Status AddBatch(std::span<const EntryView> entries, bool concurrent) override;
   void MultiGet(std::span<const std::string_view> internal_keys, void* arg,
                 MultiEntryCallback callback) const override;
+  void MultiGetRows(std::span<const std::string_view> internal_keys, void* arg,
+                    MultiRowCallback callback) const override;  // as MultiGet
 
   std::unique_ptr<RepIterator> NewIterator() const override;
   // Nothing to link: a link may need an overflow bucket, and memory must not
@@ -118,6 +120,10 @@ class ColumnarRep final : public Rep {
   // it (sequence <= the key's), newest first, until fn returns false.
   template <typename Fn>
   void ForVersions(std::string_view internal_key, uint64_t hash, Fn&& fn) const;
+  // ForVersions for a batch of keys, index probes pipelined with prefetches:
+  // on_row(i, row) on key i's versions (MultiGet, MultiGetRows).
+  template <class OnRow>
+  void ForVersionsOfMany(std::span<const std::string_view> internal_keys, OnRow&& on_row) const;
   // Versions of `user_key` in the link queues (see link_queue.h), newest
   // first, into out[]; returns how many.
   size_t QueuedVersions(std::string_view user_key, uint64_t hash, RowRef* out) const;

@@ -1,6 +1,7 @@
 // Rep's view functions, for reps that store rows: a view is encoded into a
-// row on Add and decoded from one on Get. A rep that stores entries in a
-// form of its own overrides them.
+// row on Add and decoded from one on Get (and MultiGetRows' default, the
+// batch form of GetRows). A rep that stores entries in a form of its own
+// overrides them.
 #include <string>
 
 #include "memrep/rep.h"
@@ -50,6 +51,21 @@ void Rep::MultiGet(std::span<const std::string_view> internal_keys, void* arg,
     Get(internal_keys[forward.index], &forward, [](void* a, const EntryView& entry) {
       auto* f = static_cast<Forward*>(a);
       return f->callback(f->arg, f->index, entry);
+    });
+  }
+}
+
+void Rep::MultiGetRows(std::span<const std::string_view> internal_keys, void* arg,
+                       MultiRowCallback callback) const {
+  struct Forward {
+    void* arg;
+    MultiRowCallback callback;
+    size_t index;
+  } forward{arg, callback, 0};
+  for (; forward.index < internal_keys.size(); ++forward.index) {
+    GetRows(internal_keys[forward.index], &forward, [](void* a, const char* row) {
+      auto* f = static_cast<Forward*>(a);
+      return f->callback(f->arg, f->index, row);
     });
   }
 }

@@ -99,28 +99,46 @@ void SortedHashRep::GetRows(std::string_view internal_key, void* arg, RowCallbac
                         [&](const Node* node) { return callback(arg, node->row()); });
 }
 
-void SortedHashRep::MultiGet(std::span<const std::string_view> internal_keys, void* arg,
-                             MultiEntryCallback callback) const {
-  // A software pipeline: key i + kAhead's bucket is being loaded, key
-  // i + kAhead / 2's first node, while key i's chain is walked.
+namespace {
+
+// Get's chain walks for a batch of keys: on_node(i, node) on each version of
+// key i until it returns false. A software pipeline: key i + kAhead's bucket
+// is being loaded, key i + kAhead / 2's first node, while key i's chain is
+// walked.
+template <class OnNode>
+void WalkChains(const HashIndex& index, const format::KeyOrder& order,
+                std::span<const std::string_view> internal_keys, OnNode&& on_node) {
   constexpr size_t kAhead = 8;
   const size_t n = internal_keys.size();
   uint64_t hashes[kAhead];  // of keys i .. i + kAhead - 1, by index % kAhead
   for (size_t j = 0; j < std::min(n, kAhead); ++j) {
     hashes[j] = HashIndex::HashOf(internal_keys[j]);
-    index_.PrefetchBucket(hashes[j]);
+    index.PrefetchBucket(hashes[j]);
   }
   for (size_t i = 0; i < n; ++i) {
     const uint64_t hash = hashes[i % kAhead];
     if (i + kAhead < n) {
       hashes[i % kAhead] = HashIndex::HashOf(internal_keys[i + kAhead]);
-      index_.PrefetchBucket(hashes[i % kAhead]);
+      index.PrefetchBucket(hashes[i % kAhead]);
     }
-    if (i + kAhead / 2 < n) index_.PrefetchHead(hashes[(i + kAhead / 2) % kAhead]);
-    index_.ForEachVersion(order_, internal_keys[i], hash, [&](const Node* node) {
-      return callback(arg, i, DecodeRow(node->row()));
-    });
+    if (i + kAhead / 2 < n) index.PrefetchHead(hashes[(i + kAhead / 2) % kAhead]);
+    index.ForEachVersion(order, internal_keys[i], hash,
+                         [&](const Node* node) { return on_node(i, node); });
   }
+}
+
+}  // namespace
+
+void SortedHashRep::MultiGet(std::span<const std::string_view> internal_keys, void* arg,
+                             MultiEntryCallback callback) const {
+  WalkChains(index_, order_, internal_keys,
+             [&](size_t i, const Node* node) { return callback(arg, i, DecodeRow(node->row())); });
+}
+
+void SortedHashRep::MultiGetRows(std::span<const std::string_view> internal_keys, void* arg,
+                                 MultiRowCallback callback) const {
+  WalkChains(index_, order_, internal_keys,
+             [&](size_t i, const Node* node) { return callback(arg, i, node->row()); });
 }
 
 Status SortedHashRep::AddBatch(std::span<const EntryView> entries, bool concurrent) {

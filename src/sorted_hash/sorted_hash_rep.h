@@ -41,6 +41,8 @@ class SortedHashRep final : public Rep {
   // Get's chain walks, several keys' bucket and first-node loads in flight.
   void MultiGet(std::span<const std::string_view> internal_keys, void* arg,
                 MultiEntryCallback callback) const override;
+  void MultiGetRows(std::span<const std::string_view> internal_keys, void* arg,
+                    MultiRowCallback callback) const override;  // as MultiGet
   bool Contains(std::string_view internal_key) const override;
   // The batch's nodes reserved together (RowRegion::AllocateMany), the index
   // inserts pipelined with prefetches, the write list pushed once per chunk.

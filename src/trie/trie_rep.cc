@@ -150,8 +150,9 @@ void TrieRep::Get(std::string_view internal_key, void* arg, EntryCallback callba
   });
 }
 
-void TrieRep::MultiGet(std::span<const std::string_view> internal_keys, void* arg,
-                       MultiEntryCallback callback) const {
+template <class OnVersion>
+void TrieRep::VisitVersionsOfMany(std::span<const std::string_view> internal_keys,
+                                  OnVersion&& on_version) const {
   constexpr size_t kChunk = 64;
   std::string_view users[kChunk];
   SequenceNumber seqs[kChunk];
@@ -161,13 +162,24 @@ void TrieRep::MultiGet(std::span<const std::string_view> internal_keys, void* ar
       std::tie(users[j], seqs[j]) = Trie::Split(internal_keys[first + j]);
     }
     trie_->VisitVersionsOfMany(std::span<const std::string_view>(users, count),
-                               std::span<const SequenceNumber>(seqs, count), [&](size_t j, Ref v) {
-                                 return callback(
-                                     arg, first + j,
-                                     rows_ ? DecodeRow(trie_->Row(v))
-                                           : EntryView{users[j], trie_->Tag(v), trie_->Value(v)});
-                               });
+                               std::span<const SequenceNumber>(seqs, count),
+                               [&](size_t j, Ref v) { return on_version(first + j, users[j], v); });
   }
+}
+
+void TrieRep::MultiGet(std::span<const std::string_view> internal_keys, void* arg,
+                       MultiEntryCallback callback) const {
+  VisitVersionsOfMany(internal_keys, [&](size_t i, std::string_view user, Ref v) {
+    return callback(
+        arg, i, rows_ ? DecodeRow(trie_->Row(v)) : EntryView{user, trie_->Tag(v), trie_->Value(v)});
+  });
+}
+
+void TrieRep::MultiGetRows(std::span<const std::string_view> internal_keys, void* arg,
+                           MultiRowCallback callback) const {
+  VisitVersionsOfMany(internal_keys, [&](size_t i, std::string_view, Ref v) {
+    return callback(arg, i, trie_->Row(v));
+  });
 }
 
 bool TrieRep::Contains(std::string_view internal_key) const {

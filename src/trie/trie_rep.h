@@ -55,6 +55,9 @@ class TrieRep final : public Rep {
   // Get's walks with the keys' descents interleaved (Trie::FindLeaves).
   void MultiGet(std::span<const std::string_view> internal_keys, void* arg,
                 MultiEntryCallback callback) const override;
+  // As MultiGet. REQUIRES: the rep was built with rows.
+  void MultiGetRows(std::span<const std::string_view> internal_keys, void* arg,
+                    MultiRowCallback callback) const override;
   void Get(std::string_view internal_key, void* arg, EntryCallback callback) const override;
 
   std::unique_ptr<RepIterator> NewIterator() const override;
@@ -90,6 +93,11 @@ class TrieRep final : public Rep {
   bool InsertRow(KeyHandle handle);
   Status Convert();
   size_t OwnBytes() const { return trie_->BytesUsed() + trie_->RowTableBytes(); }
+  // Trie::VisitVersionsOfMany over internal keys, in chunks:
+  // on_version(i, user key of i, version) (MultiGet, MultiGetRows).
+  template <class OnVersion>
+  void VisitVersionsOfMany(std::span<const std::string_view> internal_keys,
+                           OnVersion&& on_version) const;
 
   std::unique_ptr<memory::VmRegion> region_;
   std::unique_ptr<Trie> trie_;

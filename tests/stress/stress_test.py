@@ -73,6 +73,10 @@ class OutcomeTest(unittest.TestCase):
         self.fake = os.path.join(self.dir, "db_stress")
         with open(self.fake, "w") as f:
             f.write("#!/bin/sh\n"
+                    "if [ \"$1\" = --help ]; then\n"
+                    "  [ -n \"$FAKE_METADATA\" ] && echo '    -metadata_read_fault_one_in (x)'\n"
+                    "  exit 1\n"
+                    "fi\n"
                     "case \"$FAKE_MODE\" in\n"
                     "  pass) echo 'Verification successful'; exit 0 ;;\n"
                     "  args) echo \"$@\"; echo 'Verification successful'; exit 0 ;;\n"
@@ -115,7 +119,19 @@ class OutcomeTest(unittest.TestCase):
             r = self.run_fake("args")
             self.assertEqual(r["outcome"], "PASS")
             with open(os.path.join(self.dir, "out", "fake.memrep.Fake.log")) as f:
-                self.assertEqual("--read_fault_one_in=0" in f.read(), want)
+                text = f.read()
+            self.assertEqual("--read_fault_one_in=0" in text, want)
+            self.assertNotIn("--metadata_read_fault_one_in", text)  # this db_stress lacks it
+
+    def test_a_release_db_stress_that_has_metadata_read_faults_runs_without_them(self):
+        self.runner.env["FAKE_METADATA"] = "1"
+        self.runner.a.release = True
+        r = self.run_fake("args")
+        self.assertEqual(r["outcome"], "PASS")
+        with open(os.path.join(self.dir, "out", "fake.memrep.Fake.log")) as f:
+            text = f.read()
+        self.assertIn("--read_fault_one_in=0", text)
+        self.assertIn("--metadata_read_fault_one_in=0", text)
 
     def test_clean_exit_passes_and_leaves_nothing(self):
         r = self.run_fake("pass")
