@@ -302,6 +302,8 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   // Makes queued tasks harmless, stops a running merge, and waits for the
   // running task to return. Called by the rep's destructor.
   void Close() { task_.Close(); }
+  // CPU time the background work has spent so far (Rep::BackgroundCpuNanos).
+  uint64_t BackgroundCpuNanos() const { return task_.CpuNanos(); }
 
   // The rows in [start, end) of internal keys: counted in the runs by binary
   // search, and one by one among the few unsorted rows.
