@@ -1,6 +1,7 @@
 // memrep.Auto in the standalone face: an engine that switches memtables
 // itself passes one RepLineage to each new memtable, and memrep.Auto chooses
-// each one's rep from what the ones before it were asked to do.
+// each one's rep from what the ones before it were asked to do and what
+// their calls cost on this machine (docs/auto.md, "Learning").
 // Built and run by CI (ctest: example_auto).
 #include "memrep/auto.h"
 

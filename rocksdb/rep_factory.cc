@@ -93,12 +93,31 @@ rdb::Status CheckForRocksDb(const RepSpec& spec) {
 
 }  // namespace
 
+LineageSet::LineageSet(std::shared_ptr<RepLineage> first) { lineages_[0] = std::move(first); }
+
+RepLineage* LineageSet::For(uint32_t column_family_id) {
+  concurrency::MutexLock lock(&mu_);
+  std::shared_ptr<RepLineage>& lineage = lineages_[column_family_id];
+  if (lineage == nullptr) lineage = std::make_shared<RepLineage>(column_family_id);
+  return lineage.get();
+}
+
+std::shared_ptr<RepLineage> LineageSet::Find(uint32_t column_family_id) const {
+  concurrency::MutexLock lock(&mu_);
+  const auto it = lineages_.find(column_family_id);
+  return it == lineages_.end() ? nullptr : it->second;
+}
+
 RepFactory::RepFactory(const RepSpec& spec)
-    : spec_(spec), nickname_(spec.Nickname()), lineage_(std::make_shared<RepLineage>()) {
+    : spec_(spec),
+      nickname_(spec.Nickname()),
+      lineage_(std::make_shared<RepLineage>(0)),
+      lineages_(lineage_) {
   RegisterOptions(spec_.name(), &spec_, &TypeInfoOf(spec_));
-  // No options of its own: registered only to be found (GetAutoCounters).
+  // No options of their own: registered only to be found (GetAutoCounters).
   static const auto* const kNoOptions = new std::unordered_map<std::string, rdb::OptionTypeInfo>();
   RegisterOptions(kLineageOptionsName, lineage_.get(), kNoOptions);
+  RegisterOptions(kLineageSetOptionsName, &lineages_, kNoOptions);
 }
 
 rdb::Status RepFactory::PrepareOptions(const rdb::ConfigOptions& config_options) {
@@ -142,6 +161,13 @@ rdb::MemTableRep* RepFactory::CreateMemTableRep(const rdb::MemTableRep::KeyCompa
                                                 rdb::Allocator* arena,
                                                 const rdb::SliceTransform* transform,
                                                 rdb::Logger* logger) {
+  return CreateMemTableRep(cmp, arena, transform, logger, 0);
+}
+
+rdb::MemTableRep* RepFactory::CreateMemTableRep(const rdb::MemTableRep::KeyComparator& cmp,
+                                                rdb::Allocator* arena,
+                                                const rdb::SliceTransform* transform,
+                                                rdb::Logger* logger, uint32_t column_family_id) {
   // A memtable RocksDB asks for cannot be refused. Where the rep cannot
   // serve the column family (its comparator, no memory for its index), the
   // memtable is RocksDB's skip list, and the LOG says why.
@@ -183,11 +209,12 @@ rdb::MemTableRep* RepFactory::CreateMemTableRep(const rdb::MemTableRep::KeyCompa
     // RocksDB does not say how big the memtable will grow: the reps size
     // themselves as it fills.
     context.write_buffer_size = 0;
-    context.lineage = lineage_.get();
+    // Each column family its own history (LineageSet).
+    context.lineage = lineages_.For(column_family_id);
     std::unique_ptr<Rep> rep;
     Status s = spec_.NewRep(context, &rep);
     if (!s.ok()) return fallback(rdb::InfoLogLevel::ERROR_LEVEL, s.ToString());
-    LogDecision(logger);
+    LogDecision(logger, *context.lineage);
     return new MemTableRepAdapter(cmp, arena, std::move(allocator), std::move(owned),
                                   std::move(rep), spec_.traits());
   } catch (const std::bad_alloc&) {
@@ -195,20 +222,26 @@ rdb::MemTableRep* RepFactory::CreateMemTableRep(const rdb::MemTableRep::KeyCompa
   }
 }
 
-void RepFactory::LogDecision(rdb::Logger* logger) const {
-  const std::string line = registry::DescribeNewestDecision(spec_, *lineage_);
+void RepFactory::LogDecision(rdb::Logger* logger, const RepLineage& lineage) const {
+  const std::string line = registry::DescribeNewestDecision(spec_, lineage);
   if (line.empty()) return;
   rdb::Log(rdb::InfoLogLevel::INFO_LEVEL, logger, "%s", line.c_str());
 }
 
 rdb::Status GetAutoCounters(const rdb::MemTableRepFactory& factory, AutoCounters* out) {
-  const RepLineage* lineage = factory.GetOptions<RepLineage>(RepFactory::kLineageOptionsName);
-  if (lineage == nullptr) {
+  return GetAutoCounters(factory, 0, out);
+}
+
+rdb::Status GetAutoCounters(const rdb::MemTableRepFactory& factory, uint32_t column_family_id,
+                            AutoCounters* out) {
+  const LineageSet* set = factory.GetOptions<LineageSet>(RepFactory::kLineageSetOptionsName);
+  if (set == nullptr) {
     return rdb::Status::NotFound(std::string("the memtable factory ") + factory.Name() +
                                  " is not one of memrep's; its memtables have no Auto counters");
   }
   try {
-    *out = AutoCountersOf(*lineage);
+    const std::shared_ptr<RepLineage> lineage = set->Find(column_family_id);
+    *out = lineage != nullptr ? AutoCountersOf(*lineage) : AutoCounters{};
   } catch (const std::bad_alloc&) {
     return rdb::Status::MemoryLimit("could not copy memrep.Auto's counters");
   }

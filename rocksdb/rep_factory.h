@@ -7,13 +7,32 @@
 #include <rocksdb/memtablerep.h>
 
 #include <atomic>
+#include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <unordered_map>
 
+#include "concurrency/mutex.h"
 #include "memrep/registry.h"
 
 namespace memrep::rocksdb_plugin {
+
+// The lineages of one factory, one per column family id (made at its first
+// memtable): a memtable's history is that of its own column family, whose
+// workload may differ from the others' that share the factory.
+class LineageSet {
+ public:
+  // `first`: the default column family's (id 0).
+  explicit LineageSet(std::shared_ptr<RepLineage> first);
+  RepLineage* For(uint32_t column_family_id) EXCLUDES(mu_);
+  // nullptr if the column family has made no memtable.
+  std::shared_ptr<RepLineage> Find(uint32_t column_family_id) const EXCLUDES(mu_);
+
+ private:
+  mutable concurrency::Mutex mu_;
+  std::map<uint32_t, std::shared_ptr<RepLineage>> lineages_ GUARDED_BY(mu_);
+};
 
 class RepFactory final : public ROCKSDB_NAMESPACE::MemTableRepFactory {
  public:
@@ -31,22 +50,28 @@ class RepFactory final : public ROCKSDB_NAMESPACE::MemTableRepFactory {
       const ROCKSDB_NAMESPACE::DBOptions& db_opts,
       const ROCKSDB_NAMESPACE::ColumnFamilyOptions& cf_opts) const override;
 
-  using MemTableRepFactory::CreateMemTableRep;
+  // Without a column family id: the default column family's (id 0).
   ROCKSDB_NAMESPACE::MemTableRep* CreateMemTableRep(
       const ROCKSDB_NAMESPACE::MemTableRep::KeyComparator& cmp, ROCKSDB_NAMESPACE::Allocator* arena,
       const ROCKSDB_NAMESPACE::SliceTransform* transform,
       ROCKSDB_NAMESPACE::Logger* logger) override;
+  ROCKSDB_NAMESPACE::MemTableRep* CreateMemTableRep(
+      const ROCKSDB_NAMESPACE::MemTableRep::KeyComparator& cmp, ROCKSDB_NAMESPACE::Allocator* arena,
+      const ROCKSDB_NAMESPACE::SliceTransform* transform, ROCKSDB_NAMESPACE::Logger* logger,
+      uint32_t column_family_id) override;
 
   bool IsInsertConcurrentlySupported() const override { return spec_.traits().concurrent_insert; }
   bool CanHandleDuplicatedKey() const override { return spec_.traits().detects_duplicates(); }
 
   const RepSpec& spec() const { return spec_; }
-  // The memtables this factory made, one after another (memrep.Auto's
-  // history and decisions).
+  // The memtables this factory made for the default column family, one
+  // after another (memrep.Auto's history and decisions).
   const RepLineage& lineage() const { return *lineage_; }
-  // The name under which the lineage is registered as an options struct,
-  // so that GetOptions<RepLineage> finds it without RTTI.
+  // The names under which the default column family's lineage and the set
+  // of all are registered as options structs, so that GetOptions finds them
+  // without RTTI.
   static constexpr const char* kLineageOptionsName = "memrep.Lineage";
+  static constexpr const char* kLineageSetOptionsName = "memrep.Lineages";
 
  protected:
   // Refuses unknown option names with InvalidArgument (RocksDB alone would
@@ -60,13 +85,14 @@ class RepFactory final : public ROCKSDB_NAMESPACE::MemTableRepFactory {
  private:
   // Logs what the rep decided for the memtable just made, if it decides
   // anything per memtable (Registration::describe_decision): a line a memtable.
-  void LogDecision(ROCKSDB_NAMESPACE::Logger* logger) const;
+  void LogDecision(ROCKSDB_NAMESPACE::Logger* logger, const RepLineage& lineage) const;
 
   RepSpec spec_;
   const std::string nickname_;
   // Made in the constructor, where RepLineage is complete (memrep/auto.h);
   // this header knows it only by name (memrep/rep.h).
   const std::shared_ptr<RepLineage> lineage_;
+  LineageSet lineages_;  // lineage_ for id 0
 };
 
 }  // namespace memrep::rocksdb_plugin

@@ -33,9 +33,12 @@ WorkloadStats Writes(uint64_t n) {
   return s;
 }
 
+// The decision table is the prior's: nothing measured, no trials
+// (tests/auto_learning_test.cc drives the policy with measured costs).
 PolicyInput Input(std::string current, std::vector<WorkloadStats> history,
                   std::vector<std::string> candidates = kAll) {
   PolicyInput in;
+  in.learn = false;
   in.candidates = std::move(candidates);
   in.current = std::move(current);
   in.history = std::move(history);
@@ -304,8 +307,11 @@ std::string Key(uint64_t i) {
 class AutoLineage : public ::testing::Test {
  protected:
   // A new memtable of the lineage, as an engine switches to it.
+  // The prior's choices (learn=false): what a test asserts must not depend
+  // on this machine's timings.
   std::unique_ptr<MemTable> Next(
-      const std::string& rep = "id=memrep.Auto; candidates=memrep.SortedHash,memrep.Vector") {
+      const std::string& rep =
+          "id=memrep.Auto; candidates=memrep.SortedHash,memrep.Vector; learn=false") {
     MemTableOptions o;
     o.rep = rep;
     o.write_buffer_size = 4 << 20;

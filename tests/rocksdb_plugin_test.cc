@@ -174,8 +174,10 @@ TEST_F(PluginDbTest, AutoChoosesPerMemtableLogsEachDecisionAndCountsThem) {
   rdb::Options options;
   options.create_if_missing = true;
   options.write_buffer_size = 256 << 10;
+  // The prior's choices (learn=false): what is asserted must not depend on
+  // this machine's timings (tests/rocksdb_auto_test.cc tests the learning).
   ASSERT_TRUE(Create("id=memrep.Auto; candidates=memrep.Trie,memrep.Vector,memrep.SortedHash; "
-                     "background_weight_percent=0",
+                     "background_weight_percent=0; learn=false",
                      &options.memtable_factory)
                   .ok());
   std::unique_ptr<rdb::DB> db;

@@ -53,15 +53,41 @@ struct MEMREP_EXPORT AutoOptions {
   // How many recent memtables the policy weighs (newest counts most: weights
   // 1, 1/2, 1/4, ...).
   uint32_t history = 2;
+  // Learning (docs/auto.md, "Learning"): each memtable times a sample of its
+  // rep's calls, and the policy prices each candidate from what was measured
+  // on this machine, the cost table being the prior. false: the prior alone.
+  bool learn = true;
+  // At most this share of a lineage's last 16 memtables may try a candidate
+  // that no measurement covers for the current workload.
+  uint32_t explore_percent = 20;
+  // The prior: "rep:insert/concurrent_insert/batch_entry/get/seek/step/
+  // background,..." in ns (memrep_bench --calibrate_auto prints it for this
+  // machine); the reps it lists replace their rows of the built-in table.
+  std::string prior;
+  // A file where the lineage keeps what it learned (measured costs, the rep
+  // it settled on) across a reopen: read when its first memtable is made,
+  // rewritten every 8 memtables and when the lineage is destroyed. "" : kept
+  // in memory, in the lineage, only.
+  std::string learned_file;
 
   static constexpr uint32_t kMaxMargin = 90;
   static constexpr uint32_t kMaxHistory = 16;
   static constexpr uint32_t kMaxBackgroundWeight = 400;
+  static constexpr uint32_t kMaxExplorePercent = 50;
 
   // OK, or InvalidArgument naming the bad field and what is accepted.
   Status Validate() const;
   // "id=memrep.Auto; candidates=...; ...".
   std::string Spec() const;
+};
+
+// Sampled times of one kind of call of a memtable's rep: memrep.Auto times
+// one call in a few of each kind on each thread (docs/auto.md, "What is
+// measured"), the clock's own cost taken off.
+struct OpTimes {
+  uint64_t timed = 0;  // calls (for batches: entries) timed
+  uint64_t nanos = 0;  // their nanoseconds in all
+  double mean() const { return timed == 0 ? 0.0 : static_cast<double>(nanos) / timed; }
 };
 
 // What one memtable was asked to do while it was the lineage's newest (the
@@ -91,6 +117,27 @@ struct WorkloadStats {
   uint64_t reader_gets = 0;
   uint64_t reader_seeks = 0;
   uint64_t reader_steps = 0;
+  uint64_t reader_iterators = 0;
+
+  // What the rep's calls cost, sampled: the writers' (their reads included)
+  // and the readers'. An insert's row Allocate (the RocksDB face) is timed
+  // apart; a seek's iterator creation too.
+  OpTimes insert_times;
+  OpTimes concurrent_insert_times;
+  OpTimes batch_entry_times;  // AddBatch, per entry
+  OpTimes allocate_times;
+  OpTimes get_times;
+  OpTimes seek_times;
+  OpTimes step_times;
+  OpTimes iterator_times;  // NewIterator
+  OpTimes reader_get_times;
+  OpTimes reader_seek_times;
+  OpTimes reader_step_times;
+  OpTimes reader_iterator_times;
+  // CPU time of the rep's background work (Rep::BackgroundCpuNanos), final
+  // once the memtable was destroyed.
+  uint64_t background_nanos = 0;
+  bool background_final = false;
 
   uint64_t writes() const { return inserts + concurrent_inserts + batch_entries; }
 };
@@ -101,13 +148,17 @@ struct AutoDecision {
   std::string rep;        // canonical name
   std::string previous;   // the rep of the memtable before ("" for the first)
   bool switched = false;  // rep != previous (and there was one before)
-  std::string reason;     // one line: the statistics and costs that decided it
+  // A trial: a candidate no measurement covered for the workload, tried to
+  // measure it (docs/auto.md, "Trials").
+  bool trial = false;
+  std::string reason;  // one line: the statistics and costs that decided it
 };
 
 // What a lineage has decided so far.
 struct AutoCounters {
   uint64_t memtables = 0;  // memtables made
   uint64_t switches = 0;   // of them, how many changed rep
+  uint64_t trials = 0;     // of them, how many were trials
   // Memtables made with each candidate, in candidate order.
   std::vector<std::pair<std::string, uint64_t>> per_rep;
   // The most recent decisions, oldest first (at most 64).
@@ -122,8 +173,11 @@ struct AutoCounters {
 // with AutoCountersOf and NewestStatsOf below. Thread-safe.
 class MEMREP_EXPORT RepLineage {
  public:
-  RepLineage();
+  // `id` names the lineage in a learned_file that several lineages share
+  // (the RocksDB face: the column family id).
+  explicit RepLineage(uint32_t id = 0);
   ~RepLineage();
+  uint32_t id() const;
   RepLineage(const RepLineage&) = delete;
   RepLineage& operator=(const RepLineage&) = delete;
 

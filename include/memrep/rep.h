@@ -254,6 +254,11 @@ class MEMREP_EXPORT Rep {
   virtual bool NearlyFull() const { return false; }
   // Entries stored. O(1).
   virtual uint64_t NumEntries() const = 0;
+  // CPU time the rep's background work (sorting, merging on the background
+  // pool) has spent so far, in nanoseconds; 0 for a rep that does none.
+  // O(1), any thread. memrep.Auto reads it when a memtable is destroyed to
+  // learn each rep's background cost per write.
+  virtual uint64_t BackgroundCpuNanos() const { return 0; }
   // An estimate of the entries in [start, end) (internal keys).
   virtual uint64_t ApproximateNumEntries(std::string_view start, std::string_view end) const = 0;
 };

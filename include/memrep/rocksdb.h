@@ -18,6 +18,7 @@
 #include <rocksdb/status.h>
 #include <rocksdb/utilities/object_registry.h>
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -42,8 +43,14 @@ MEMREP_EXPORT ROCKSDB_NAMESPACE::Status NewRepFactory(
 // also logged to the DB's LOG ("memrep.Auto: memtable N uses ..."). A
 // factory of another memrep rep answers empty counters; NotFound if
 // `factory` is not one of memrep's.
+// A factory keeps one history per column family: this overload answers the
+// default column family's (id 0); the next, that of any column family by id
+// (ColumnFamilyHandle::GetID; empty counters if it made no memtable).
 MEMREP_EXPORT ROCKSDB_NAMESPACE::Status GetAutoCounters(
     const ROCKSDB_NAMESPACE::MemTableRepFactory& factory, AutoCounters* out);
+MEMREP_EXPORT ROCKSDB_NAMESPACE::Status GetAutoCounters(
+    const ROCKSDB_NAMESPACE::MemTableRepFactory& factory, uint32_t column_family_id,
+    AutoCounters* out);
 
 }  // namespace memrep::rocksdb_plugin
 

@@ -1,11 +1,41 @@
 #include "auto/auto_rep.h"
 
+#include <array>
 #include <atomic>
+
+#include "auto/clock.h"
 
 namespace memrep::auto_rep {
 namespace {
 
 using Counter = WorkloadRecorder::Counter;
+using Timed = WorkloadRecorder::Timed;
+
+// Which calls are timed: one in kTimeEvery of each kind on each thread (one
+// in kTimeStepEvery steps, which are many and cheap), counted in
+// thread-local ticks. Primes, so that a workload's own period (16 steps a
+// scan, 4 writes a scan) does not make the same position of it the timed one
+// every time. Batches are few and long: each is timed.
+constexpr std::array<uint32_t, WorkloadRecorder::kTimedKinds> kTimeEvery = {
+    31, 31, 1, 31, 1 /* gets: those CountGet samples */, 31, 61, 31};
+thread_local std::array<uint32_t, WorkloadRecorder::kTimedKinds> time_ticks{};
+
+bool TimeThis(Timed kind) {
+  uint32_t& tick = time_ticks[kind];
+  if (++tick < kTimeEvery[kind]) return false;
+  tick = 0;
+  return true;
+}
+
+// Runs `call`, timing it when the tick of `kind` says so.
+template <typename Call>
+auto Timing(WorkloadRecorder* recorder, Timed kind, Call call) {
+  if (!TimeThis(kind)) return call();
+  const uint64_t t0 = Now();
+  auto result = call();
+  recorder->AddTime(kind, Elapsed(t0, Now()));
+  return result;
+}
 
 std::string_view UserKeyOf(std::string_view internal_key) {
   return internal_key.size() >= 8 ? internal_key.substr(0, internal_key.size() - 8) : internal_key;
@@ -61,30 +91,38 @@ class CountingIterator final : public RepIterator {
   Status status() const override { return inner_->status(); }
   void SeekToFirst() override {
     Positioned();
-    inner_->SeekToFirst();
+    Time(WorkloadRecorder::kTimeSeek, [&] { inner_->SeekToFirst(); });
   }
   void SeekToLast() override {
     Positioned();
-    inner_->SeekToLast();
+    Time(WorkloadRecorder::kTimeSeek, [&] { inner_->SeekToLast(); });
   }
   void Seek(std::string_view internal_key) override {
     Positioned();
-    inner_->Seek(internal_key);
+    Time(WorkloadRecorder::kTimeSeek, [&] { inner_->Seek(internal_key); });
   }
   void SeekForPrev(std::string_view internal_key) override {
     Positioned();
-    inner_->SeekForPrev(internal_key);
+    Time(WorkloadRecorder::kTimeSeek, [&] { inner_->SeekForPrev(internal_key); });
   }
   void Next() override {
     ++steps_;
-    inner_->Next();
+    Time(WorkloadRecorder::kTimeStep, [&] { inner_->Next(); });
   }
   void Prev() override {
     ++steps_;
-    inner_->Prev();
+    Time(WorkloadRecorder::kTimeStep, [&] { inner_->Prev(); });
   }
 
  private:
+  template <typename Call>
+  void Time(Timed kind, Call call) {
+    Timing(recorder_, kind, [&] {
+      call();
+      return 0;
+    });
+  }
+
   void Positioned() {
     ++seeks_;
     Flush();
@@ -111,6 +149,9 @@ AutoRep::AutoRep(std::unique_ptr<Rep> inner, std::shared_ptr<WorkloadRecorder> r
 
 AutoRep::~AutoRep() {
   if (pending_row.rep == id_) pending_row = PendingRow{};
+  // What the rep's background work cost, now that it is over (its last
+  // task, if one still runs, ends in the rep's destructor, uncounted).
+  recorder_->SetBackground(inner_->BackgroundCpuNanos());
 }
 
 void AutoRep::SamplePendingRow() {
@@ -120,7 +161,8 @@ void AutoRep::SamplePendingRow() {
 }
 
 Status AutoRep::Allocate(size_t len, KeyHandle* handle, char** row) {
-  Status s = inner_->Allocate(len, handle, row);
+  Status s = Timing(recorder_.get(), WorkloadRecorder::kTimeAllocate,
+                    [&] { return inner_->Allocate(len, handle, row); });
   if (s.ok() && recorder_->CountAllocation(len)) pending_row = PendingRow{id_, *row};
   return s;
 }
@@ -128,19 +170,24 @@ Status AutoRep::Allocate(size_t len, KeyHandle* handle, char** row) {
 bool AutoRep::Insert(KeyHandle handle) {
   recorder_->Add(Counter::kInserts);
   SamplePendingRow();
-  return inner_->Insert(handle);
+  return Timing(recorder_.get(), WorkloadRecorder::kTimeInsert,
+                [&] { return inner_->Insert(handle); });
 }
 
 bool AutoRep::InsertConcurrently(KeyHandle handle) {
   recorder_->Add(Counter::kConcurrentInserts);
   SamplePendingRow();
-  return inner_->InsertConcurrently(handle);
+  return Timing(recorder_.get(), WorkloadRecorder::kTimeConcurrentInsert,
+                [&] { return inner_->InsertConcurrently(handle); });
 }
 
 void AutoRep::GetRows(std::string_view internal_key, void* arg, RowCallback callback) const {
   if (!recorder_->CountGet()) return inner_->GetRows(internal_key, arg, callback);
+  // A sampled get: its outcome is looked at, and it is timed.
   GetProbe probe{UserKeyOf(internal_key), arg, callback, nullptr};
+  const uint64_t t0 = Now();
   inner_->GetRows(internal_key, &probe, &GetProbe::OnRow);
+  recorder_->AddTime(WorkloadRecorder::kTimeGet, Elapsed(t0, Now()));
   recorder_->CountGetOutcome(probe.hit);
 }
 
@@ -154,7 +201,10 @@ Status AutoRep::Add(const EntryView& entry, bool concurrent) {
     recorder_->SampleKey(entry.user_key);
   }
   recorder_->Add(concurrent ? Counter::kConcurrentInserts : Counter::kInserts);
-  return inner_->Add(entry, concurrent);
+  return Timing(
+      recorder_.get(),
+      concurrent ? WorkloadRecorder::kTimeConcurrentInsert : WorkloadRecorder::kTimeInsert,
+      [&] { return inner_->Add(entry, concurrent); });
 }
 
 Status AutoRep::AddBatch(std::span<const EntryView> entries, bool concurrent) {
@@ -165,20 +215,35 @@ Status AutoRep::AddBatch(std::span<const EntryView> entries, bool concurrent) {
   if (!entries.empty() && recorder_->CountAllocation(bytes)) {
     recorder_->SampleKey(entries.front().user_key);
   }
-  return inner_->AddBatch(entries, concurrent);
+  // Every batch is timed: batches are few, and long.
+  const uint64_t t0 = Now();
+  Status s = inner_->AddBatch(entries, concurrent);
+  if (!entries.empty()) {
+    recorder_->AddTime(WorkloadRecorder::kTimeBatchEntry, Elapsed(t0, Now()), entries.size());
+  }
+  return s;
 }
 
 void AutoRep::Get(std::string_view internal_key, void* arg, EntryCallback callback) const {
   if (!recorder_->CountGet()) return inner_->Get(internal_key, arg, callback);
   GetProbe probe{UserKeyOf(internal_key), arg, nullptr, callback};
+  const uint64_t t0 = Now();
   inner_->Get(internal_key, &probe, &GetProbe::OnEntry);
+  recorder_->AddTime(WorkloadRecorder::kTimeGet, Elapsed(t0, Now()));
   recorder_->CountGetOutcome(probe.hit);
 }
 
 void AutoRep::MultiGet(std::span<const std::string_view> internal_keys, void* arg,
                        MultiEntryCallback callback) const {
   recorder_->Add(Counter::kGets, internal_keys.size());
+  // One call in 31 is timed, as that many gets.
+  thread_local uint32_t tick = 0;
+  if (internal_keys.empty() || ++tick % 31 != 0) {
+    return inner_->MultiGet(internal_keys, arg, callback);
+  }
+  const uint64_t t0 = Now();
   inner_->MultiGet(internal_keys, arg, callback);
+  recorder_->AddTime(WorkloadRecorder::kTimeGet, Elapsed(t0, Now()), internal_keys.size());
 }
 
 void AutoRep::MultiGetRows(std::span<const std::string_view> internal_keys, void* arg,
@@ -189,7 +254,8 @@ void AutoRep::MultiGetRows(std::span<const std::string_view> internal_keys, void
 
 std::unique_ptr<RepIterator> AutoRep::NewIterator() const {
   recorder_->Add(Counter::kIterators);
-  std::unique_ptr<RepIterator> inner = inner_->NewIterator();
+  std::unique_ptr<RepIterator> inner = Timing(recorder_.get(), WorkloadRecorder::kTimeIterator,
+                                              [&] { return inner_->NewIterator(); });
   if (inner == nullptr) return nullptr;
   return std::make_unique<CountingIterator>(std::move(inner), recorder_.get());
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "auto/cost_book.h"
 #include "memrep/auto.h"
 #include "memrep/registry.h"
 #include "registry/registry.h"
@@ -69,6 +70,8 @@ Status CheckOptions(const registry::AnyOptions& any) {
     }
     canonical.push_back(c);
   }
+  std::vector<RepCosts> prior;
+  if (Status s = ParsePrior(o.prior, &prior); !s.ok()) return s;
   for (const auto& [option, value] : {std::pair{"pin", &o.pin}, std::pair{"start", &o.start}}) {
     if (value->empty()) continue;
     const std::string c = CanonicalName(*value);

@@ -4,62 +4,12 @@
 #include <cstdio>
 
 namespace memrep::auto_rep {
-
-const std::vector<RepCosts>& CostTable() {
-  // ns per operation: insert, concurrent insert, batch entry, get, seek,
-  // step, background CPU per write. Measured through RocksDB (db_bench's
-  // time per op at 140,000 entries of 16 + 100 bytes, about a 16 MiB
-  // memtable, less the time of a rep that stores nothing), gets and seeks
-  // while writes go on; batch entries, steps and background work from
-  // memrep_bench. docs/auto.md ("The cost table") gives the runs.
-  static const std::vector<RepCosts> table = {
-      {"memrep.SortedHash", {{230, 230, 110, 290, 580, 30, 140}}},
-      {"memrep.Vector", {{50, 60, 70, 830, 900, 30, 110}}},
-      {"memrep.Trie", {{190, 270, 160, 240, 330, 25, 0}}},
-      {"memrep.Columnar", {{300, 450, 125, 420, 5000, 30, 80}}},
-  };
-  return table;
-}
-
-const RepCosts& CostsOf(std::string_view rep) {
-  for (const RepCosts& c : CostTable()) {
-    if (c.rep == rep) return c;
-  }
-  return CostTable().front();
-}
-
 namespace {
 
 // 1 / writes: turns a memtable's counts into counts per write.
 double PerWrite(const WorkloadStats& s) {
   return s.writes() == 0 ? 1.0 : 1.0 / static_cast<double>(s.writes());
 }
-
-}  // namespace
-
-std::array<double, kOps> RatesOf(const WorkloadStats& s) {
-  std::array<double, kOps> r{};
-  const double per = PerWrite(s);
-  r[kInsert] = s.inserts * per;
-  r[kConcurrentInsert] = s.concurrent_inserts * per;
-  r[kBatchEntry] = s.batch_entries * per;
-  r[kGet] = (s.gets - std::min(s.gets, s.reader_gets)) * per;
-  r[kSeek] = (s.seeks - std::min(s.seeks, s.reader_seeks)) * per;
-  r[kStep] = (s.steps - std::min(s.steps, s.reader_steps)) * per;
-  r[kBackground] = s.writes() == 0 ? 0.0 : 1.0;
-  return r;
-}
-
-std::array<double, kOps> ReaderRatesOf(const WorkloadStats& s) {
-  std::array<double, kOps> r{};
-  const double per = PerWrite(s);
-  r[kGet] = s.reader_gets * per;
-  r[kSeek] = s.reader_seeks * per;
-  r[kStep] = s.reader_steps * per;
-  return r;
-}
-
-namespace {
 
 size_t IndexOf(const std::vector<std::string>& names, const std::string& name) {
   for (size_t i = 0; i < names.size(); ++i) {
@@ -74,7 +24,84 @@ std::string Format(const char* fmt, double a) {
   return buf;
 }
 
+bool IsReaderOp(size_t op) { return op >= kReaderGet; }
+
+// Where a candidate's figure for an operation came from.
+enum class Source { kMeasured, kProxy, kPrior };
+
+// Each candidate's cost of each operation, and where it came from.
+struct Pricing {
+  std::vector<std::array<double, kOps>> ns;
+  std::vector<std::array<Source, kOps>> source;
+  double scale = 1;  // the prior's, to this machine
+};
+
+Pricing Price(const PolicyInput& in, const std::array<double, kOps>& rates) {
+  static const Prior kBuiltIn;
+  const Prior& prior = in.prior != nullptr ? *in.prior : kBuiltIn;
+  const CostBook* book = in.learn ? in.book : nullptr;
+  const size_t n = in.candidates.size();
+  Pricing p;
+  p.ns.assign(n, {});
+  p.source.assign(n, {});
+  // The prior's scale: what was measured over what the prior says of the
+  // same figures, weighed by how much each matters to this workload.
+  double measured = 0, priced = 0;
+  for (size_t i = 0; book != nullptr && i < n; ++i) {
+    for (size_t op = 0; op < kOps; ++op) {
+      const Measured m = book->Get(in.candidates[i], static_cast<Op>(op));
+      if (m.samples == 0 || rates[op] <= 0) continue;
+      measured += rates[op] * m.ns;
+      priced += rates[op] * prior.Of(in.candidates[i], static_cast<Op>(op));
+    }
+  }
+  if (priced > 0 && measured > 0) {
+    p.scale = std::clamp(measured / priced, 1 / kMaxScale, kMaxScale);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const std::string& rep = in.candidates[i];
+    for (size_t o = 0; o < kOps; ++o) {
+      const Op op = static_cast<Op>(o);
+      const double prior_ns = prior.Of(rep, op);
+      if (book != nullptr && book->Has(rep, op)) {
+        p.ns[i][o] = book->Get(rep, op).ns;
+        p.source[i][o] = Source::kMeasured;
+        continue;
+      }
+      const Op sibling = Sibling(op);
+      if (book != nullptr && sibling != kOps && book->Has(rep, sibling)) {
+        // The same kind of call measured in another setting, scaled by the
+        // prior's ratio of the two.
+        const double sibling_prior = prior.Of(rep, sibling);
+        const double ratio = sibling_prior > 0 ? prior_ns / sibling_prior : 1.0;
+        p.ns[i][o] = book->Get(rep, sibling).ns * ratio;
+        p.source[i][o] = Source::kProxy;
+        continue;
+      }
+      p.ns[i][o] = prior_ns * p.scale;
+      p.source[i][o] = Source::kPrior;
+    }
+  }
+  return p;
+}
+
 }  // namespace
+
+std::array<double, kOps> RatesOf(const WorkloadStats& s) {
+  std::array<double, kOps> r{};
+  const double per = PerWrite(s);
+  r[kInsert] = s.inserts * per;
+  r[kConcurrentInsert] = s.concurrent_inserts * per;
+  r[kBatchEntry] = s.batch_entries * per;
+  r[kGet] = (s.gets - std::min(s.gets, s.reader_gets)) * per;
+  r[kSeek] = (s.seeks - std::min(s.seeks, s.reader_seeks)) * per;
+  r[kStep] = (s.steps - std::min(s.steps, s.reader_steps)) * per;
+  r[kBackground] = s.writes() == 0 ? 0.0 : 1.0;
+  r[kReaderGet] = s.reader_gets * per;
+  r[kReaderSeek] = s.reader_seeks * per;
+  r[kReaderStep] = s.reader_steps * per;
+  return r;
+}
 
 PolicyChoice Choose(const PolicyInput& in) {
   const size_t n = in.candidates.size();
@@ -96,38 +123,29 @@ PolicyChoice Choose(const PolicyInput& in) {
     choice.reason = "no history yet: the start rep";
     return choice;
   }
-  // Operations per write, the newest memtable weighing most: those of the
-  // threads that write (their reads included), and those of the threads
-  // that only read.
-  std::array<double, kOps> rates{}, reader_rates{};
+  // Operations per write, the newest memtable weighing most.
+  std::array<double, kOps> rates{};
   double writer_threads = 0, reader_threads = 0;
   double total_weight = 0, weight = 1;
   for (const WorkloadStats& s : in.history) {
-    const std::array<double, kOps> r = RatesOf(s), rr = ReaderRatesOf(s);
-    for (size_t op = 0; op < kOps; ++op) {
-      rates[op] += weight * r[op];
-      reader_rates[op] += weight * rr[op];
-    }
+    const std::array<double, kOps> r = RatesOf(s);
+    for (size_t op = 0; op < kOps; ++op) rates[op] += weight * r[op];
     writer_threads += weight * s.writer_threads;
     reader_threads += weight * s.reader_threads;
     total_weight += weight;
     weight /= 2;
   }
-  for (size_t op = 0; op < kOps; ++op) {
-    rates[op] /= total_weight;
-    reader_rates[op] /= total_weight;
-  }
+  for (double& r : rates) r /= total_weight;
   writer_threads = std::max(1.0, writer_threads / total_weight);
   reader_threads /= total_weight;
   rates[kBackground] *= in.background_weight_percent / 100.0;
 
+  const Pricing price = Price(in, rates);
   // The writers' cost per write, and the readers' per write.
   std::vector<double> writer_cost(n, 0), reader_cost(n, 0);
   for (size_t i = 0; i < n; ++i) {
-    const RepCosts& c = CostsOf(in.candidates[i]);
     for (size_t op = 0; op < kOps; ++op) {
-      writer_cost[i] += rates[op] * c.ns[op];
-      reader_cost[i] += reader_rates[op] * c.ns[op];
+      (IsReaderOp(op) ? reader_cost : writer_cost)[i] += rates[op] * price.ns[i][op];
     }
   }
   // Threads that only read run beside the writers, on cores of their own:
@@ -137,7 +155,7 @@ PolicyChoice Choose(const PolicyInput& in) {
   // threads x (reader cost / least reader cost). Without such readers, the
   // cost is the writers' alone.
   const bool readers =
-      reader_threads > 0 && reader_rates[kGet] + reader_rates[kSeek] >= kMinReaderReads;
+      reader_threads > 0 && rates[kReaderGet] + rates[kReaderSeek] >= kMinReaderReads;
   std::vector<double> cost = writer_cost;
   if (readers) {
     const double least_w =
@@ -149,13 +167,45 @@ PolicyChoice Choose(const PolicyInput& in) {
           writer_threads * writer_cost[i] / least_w + reader_threads * reader_cost[i] / least_r;
     }
   }
-  size_t best = current;
+  // Which of each candidate's significant operations no measurement covers.
+  std::vector<std::string> unmeasured(n);
+  std::vector<bool> any_measured(n, false);
+  for (size_t i = 0; i < n; ++i) {
+    for (size_t op = 0; op < kOps; ++op) {
+      if (op == kBackground || (IsReaderOp(op) && !readers)) continue;
+      const double side = IsReaderOp(op) ? reader_cost[i] : writer_cost[i];
+      if (side <= 0 || rates[op] * price.ns[i][op] < kSignificantShare * side) continue;
+      if (price.source[i][op] == Source::kPrior) {
+        unmeasured[i] += (unmeasured[i].empty() ? "" : ", ") + std::string(OpName(Op(op)));
+      } else {
+        any_measured[i] = true;
+      }
+    }
+  }
+
+  const size_t settled_at = IndexOf(in.candidates, in.settled);
+  const size_t settled = settled_at < n ? settled_at : current;
+  size_t best = settled;
   for (size_t i = 0; i < n; ++i) {
     if (cost[i] < cost[best]) best = i;
   }
   const bool switch_rep =
-      best != current && cost[best] <= cost[current] * (100 - in.margin_percent) / 100.0;
-  choice.index = switch_rep ? best : current;
+      best != settled && cost[best] <= cost[settled] * (100 - in.margin_percent) / 100.0;
+  choice.index = switch_rep ? best : settled;
+  // A trial: the cheapest candidate within reach that no measurement
+  // covers, while the budget lasts.
+  const uint32_t budget = in.explore_percent * kTrialWindow / 100;
+  size_t trial = n;
+  if (in.learn && !switch_rep && in.recent_trials < budget) {
+    for (size_t i = 0; i < n; ++i) {
+      if (i == choice.index || unmeasured[i].empty() || cost[i] > cost[best] * kTryRange) continue;
+      if (trial == n || cost[i] < cost[trial]) trial = i;
+    }
+  }
+  if (trial < n) {
+    choice.index = trial;
+    choice.trial = true;
+  }
 
   std::string why = "per write: " + Format("%.2f", rates[kGet]) + " gets, " +
                     Format("%.2f", rates[kSeek]) + " seeks, " + Format("%.1f", rates[kStep]) +
@@ -163,20 +213,33 @@ PolicyChoice Choose(const PolicyInput& in) {
                     Format("%.2f", rates[kBatchEntry]) + " batched";
   if (readers) {
     why += "; reader threads " + Format("%.1f", reader_threads) + " beside writers " +
-           Format("%.1f", writer_threads) + ", their gets " + Format("%.3f", reader_rates[kGet]) +
-           ", seeks " + Format("%.3f", reader_rates[kSeek]) + " per write; cost in busy threads:";
+           Format("%.1f", writer_threads) + ", their gets " + Format("%.3f", rates[kReaderGet]) +
+           ", seeks " + Format("%.3f", rates[kReaderSeek]) + " per write; cost in busy threads:";
   } else {
     why += "; est. ns/write:";
   }
   for (size_t i = 0; i < n; ++i) {
+    const std::string basis = !in.learn || (!any_measured[i] && !unmeasured[i].empty()) ? "prior"
+                              : unmeasured[i].empty()                                   ? "measured"
+                                                      : "measured; prior: " + unmeasured[i];
     why += " " + in.candidates[i] + "=" + Format(readers ? "%.2f" : "%.0f", cost[i]) +
-           (i == best ? "*" : "");
+           (i == best ? "*" : "") + " (" + basis + ")";
   }
-  why += switch_rep ? "; switch (the best is " + std::to_string(in.margin_percent) +
-                          "% or more below the current)"
-                    : (best == current ? "; keep (the current is the best)"
-                                       : "; keep (the best is within the " +
-                                             std::to_string(in.margin_percent) + "% margin)");
+  if (in.learn) why += "; prior x" + Format("%.2f", price.scale);
+  const std::string margin = std::to_string(in.margin_percent) + "%";
+  if (choice.trial) {
+    why += "; try " + in.candidates[trial] + " (no measurement covers its " + unmeasured[trial] +
+           " for this workload; trials: " + std::to_string(in.recent_trials) + " of the last " +
+           std::to_string(kTrialWindow) + " memtables, at most " + std::to_string(budget) + ")";
+  } else if (switch_rep) {
+    why += "; switch (the best is " + margin + " or more below " + in.candidates[settled] + ")";
+  } else if (settled != current) {
+    why += "; back to " + in.candidates[settled] + " (" + in.current + ", tried, is not " + margin +
+           " below it)";
+  } else {
+    why += best == current ? "; keep (the current is the best)"
+                           : "; keep (the best is within the " + margin + " margin)";
+  }
   choice.reason = why;
   return choice;
 }

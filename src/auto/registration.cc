@@ -31,7 +31,18 @@ const registry::OptionTable& OptionTableOf() {
                  "how much a ns of a rep's background work counts against a ns of the writer's "
                  "(100: every core is busy; 0: cores are spare)")
           .Count("history", &O::history, 1, O::kMaxHistory,
-                 "recent memtables the policy weighs (newest first, weights 1, 1/2, 1/4, ...)");
+                 "recent memtables the policy weighs (newest first, weights 1, 1/2, 1/4, ...)")
+          .Bool("learn", &O::learn,
+                "time a sample of each memtable's calls and price the candidates from what was "
+                "measured, the cost table being the prior (false: the prior alone)")
+          .Count("explore_percent", &O::explore_percent, 0, O::kMaxExplorePercent,
+                 "at most this share of the last 16 memtables may try a candidate no measurement "
+                 "covers for the workload")
+          .String("prior", &O::prior,
+                  "the cost table's rows to replace: rep:insert/concurrent_insert/batch_entry/get/"
+                  "seek/step/background (ns),... as memrep_bench --calibrate_auto prints it")
+          .String("learned_file", &O::learned_file,
+                  "a file to keep what was learned in across a reopen (empty: in memory only)");
   return table;
 }
 

@@ -18,6 +18,9 @@
 //    it. Two threads sharing a shard may interleave their writes to it: the
 //    buffer is an atomic byte array, so that is a wrong prefix length (an
 //    estimate), never a data race.
+//  - Sampled times (AddTime) are counters like the others. The background
+//    figure is stored once, by the rep's destructor (SetBackground, release),
+//    and read with acquire: a reader that sees `final` sees the figure.
 #pragma once
 
 #include <algorithm>
@@ -49,6 +52,18 @@ class WorkloadRecorder {
     kSampledKeyBytes,
     kSampledSharedBytes,
     kCounters
+  };
+  // The kinds of call whose time is sampled (OpTimes of WorkloadStats).
+  enum Timed : uint32_t {
+    kTimeInsert,
+    kTimeConcurrentInsert,
+    kTimeBatchEntry,
+    kTimeAllocate,
+    kTimeGet,
+    kTimeSeek,
+    kTimeStep,
+    kTimeIterator,
+    kTimedKinds
   };
   // One in this many inserts has its key sampled; one in kGetSampleEvery
   // gets has its outcome looked at.
@@ -103,9 +118,25 @@ class WorkloadRecorder {
     Bump(s.counts[kSampledSharedBytes], shared);
   }
 
+  // Adds one timed call (or `n` entries of a timed batch) that took `nanos`.
+  void AddTime(Timed kind, uint64_t nanos, uint64_t n = 1) {
+    Shard& s = Mine();
+    Bump(s.timed[kind], n);
+    Bump(s.nanos[kind], nanos);
+  }
+
+  // The rep's background CPU time, once, when the memtable is destroyed.
+  void SetBackground(uint64_t nanos) {
+    background_nanos_.store(nanos, std::memory_order_relaxed);
+    background_final_.store(true, std::memory_order_release);
+  }
+
+  bool BackgroundFinal() const { return background_final_.load(std::memory_order_acquire); }
+
   // The counts so far, summed over the shards.
   WorkloadStats Snapshot() const {
     std::array<uint64_t, kCounters> sum{};
+    std::array<OpTimes, kTimedKinds> writer_times{}, reader_times{};
     WorkloadStats w;
     shards_.ForEach([&](const Shard& s) {
       std::array<uint64_t, kCounters> c{};
@@ -113,15 +144,36 @@ class WorkloadRecorder {
       for (uint32_t i = 0; i < kCounters; ++i) sum[i] += c[i];
       // A shard that wrote is a writer's; one that only read, a reader's.
       const uint64_t writes = c[kInserts] + c[kConcurrentInserts] + c[kBatchEntries];
-      if (writes != 0) {
+      const bool reader = writes == 0;
+      if (!reader) {
         ++w.writer_threads;
       } else if (c[kGets] + c[kSeeks] != 0) {
         ++w.reader_threads;
         w.reader_gets += c[kGets];
         w.reader_seeks += c[kSeeks];
         w.reader_steps += c[kSteps];
+        w.reader_iterators += c[kIterators];
+      }
+      std::array<OpTimes, kTimedKinds>& times = reader ? reader_times : writer_times;
+      for (uint32_t k = 0; k < kTimedKinds; ++k) {
+        times[k].timed += s.timed[k].load(std::memory_order_relaxed);
+        times[k].nanos += s.nanos[k].load(std::memory_order_relaxed);
       }
     });
+    w.insert_times = writer_times[kTimeInsert];
+    w.concurrent_insert_times = writer_times[kTimeConcurrentInsert];
+    w.batch_entry_times = writer_times[kTimeBatchEntry];
+    w.allocate_times = writer_times[kTimeAllocate];
+    w.get_times = writer_times[kTimeGet];
+    w.seek_times = writer_times[kTimeSeek];
+    w.step_times = writer_times[kTimeStep];
+    w.iterator_times = writer_times[kTimeIterator];
+    w.reader_get_times = reader_times[kTimeGet];
+    w.reader_seek_times = reader_times[kTimeSeek];
+    w.reader_step_times = reader_times[kTimeStep];
+    w.reader_iterator_times = reader_times[kTimeIterator];
+    w.background_final = background_final_.load(std::memory_order_acquire);
+    w.background_nanos = background_nanos_.load(std::memory_order_relaxed);
     w.inserts = sum[kInserts];
     w.concurrent_inserts = sum[kConcurrentInserts];
     w.batches = sum[kBatches];
@@ -144,8 +196,10 @@ class WorkloadRecorder {
   static constexpr size_t kShards = 16;
   struct Shard {
     std::array<std::atomic<uint64_t>, kCounters> counts{};
-    std::atomic<uint64_t> tick{0};      // drives key sampling
-    std::atomic<uint64_t> get_tick{0};  // drives get sampling
+    std::array<std::atomic<uint64_t>, kTimedKinds> timed{};  // sampled calls
+    std::array<std::atomic<uint64_t>, kTimedKinds> nanos{};  // and their time
+    std::atomic<uint64_t> tick{0};                           // drives key sampling
+    std::atomic<uint64_t> get_tick{0};                       // drives get sampling
     std::atomic<size_t> prev_len{0};
     std::array<std::atomic<char>, kSampledPrefix> prev{};
   };
@@ -168,6 +222,8 @@ class WorkloadRecorder {
 
   concurrency::PerThread<Shard, kShards> shards_;
   const bool bytewise_;
+  std::atomic<uint64_t> background_nanos_{0};
+  std::atomic<bool> background_final_{false};
 };
 
 }  // namespace memrep::auto_rep

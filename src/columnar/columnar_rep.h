@@ -87,6 +87,7 @@ class ColumnarRep final : public Rep {
   size_t MemoryUsage() const override;
   bool NearlyFull() const override { return region_.NearlyFull(); }
   uint64_t NumEntries() const override { return runs_->Count(); }
+  uint64_t BackgroundCpuNanos() const override { return runs_->BackgroundCpuNanos(); }
   uint64_t ApproximateNumEntries(std::string_view start, std::string_view end) const override {
     return runs_->CountBetween(start, end);
   }

@@ -18,6 +18,7 @@ struct BackgroundPool::StrandQueue {
   Mutex mu;
   std::deque<Entry> tasks GUARDED_BY(mu);
   bool scheduled GUARDED_BY(mu) = false;  // Invariant 1
+  std::atomic<uint64_t> cpu_nanos{0};     // a statistic (Strand::CpuNanos)
 };
 
 // One ParallelFor call. fn and cancel live on the caller's stack (Invariant 6).
@@ -315,7 +316,9 @@ void BackgroundPool::RunStrandTask(std::shared_ptr<StrandQueue> strand) {
   entry.task = nullptr;  // captures die before the strand's next task starts and before Drain ends
   // relaxed: a statistic, counted before FinishTask (under mu_), so a Drain
   // that returns has it (CpuNanos).
-  cpu_nanos_.fetch_add(ThreadCpuNanos() - start, std::memory_order_relaxed);
+  const uint64_t spent = ThreadCpuNanos() - start;
+  cpu_nanos_.fetch_add(spent, std::memory_order_relaxed);
+  queue.cpu_nanos.fetch_add(spent, std::memory_order_relaxed);
   bool more;
   {
     MutexLock lock(&queue.mu);
@@ -336,6 +339,8 @@ Strand::Strand(BackgroundPool* pool)
 Strand::~Strand() = default;  // the pool keeps queue_ while a task of it is queued
 
 void Strand::Post(BackgroundPool::Task task) { pool_->Submit(queue_, std::move(task)); }
+
+uint64_t Strand::CpuNanos() const { return queue_->cpu_nanos.load(std::memory_order_relaxed); }
 
 void Strand::PostAfter(std::chrono::milliseconds delay, BackgroundPool::Task task) {
   pool_->SubmitAfter(queue_, delay, std::move(task));

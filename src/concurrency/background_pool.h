@@ -171,6 +171,11 @@ class Strand {
   // Appends `task` to this strand's queue once `delay` has passed (at once when the pool stops).
   void PostAfter(std::chrono::milliseconds delay, BackgroundPool::Task task);
   BackgroundPool* pool() const { return pool_; }
+  // CPU time this strand's tasks have spent so far, in nanoseconds (their
+  // thread CPU clocks, as BackgroundPool::CpuNanos counts them; ParallelFor
+  // chunks that other pool threads run for a task are not in it). A task's
+  // time is added when it ends. O(1), any thread.
+  uint64_t CpuNanos() const;
 
  private:
   BackgroundPool* const pool_;

@@ -75,6 +75,8 @@ class SerialTask {
 
   // Set by Close: long work (merges, parallel sorts) polls it and stops early.
   const std::atomic<bool>* cancel_flag() const { return &cancel_; }
+  // CPU time the runs have spent so far, in nanoseconds (Strand::CpuNanos).
+  uint64_t CpuNanos() const { return strand_.CpuNanos(); }
   bool cancelled() const { return cancel_.load(std::memory_order_relaxed); }
 
  private:

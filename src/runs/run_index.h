@@ -305,6 +305,8 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   void Close() { task_.Close(); }
   // Whether Close has begun: merges running from then on stop early.
   bool Closing() const { return task_.cancelled(); }
+  // CPU time the background work has spent so far (Rep::BackgroundCpuNanos).
+  uint64_t BackgroundCpuNanos() const { return task_.CpuNanos(); }
 
   // The rows in [start, end) of internal keys: counted in the runs by binary
   // search, and one by one among the few unsorted rows.
