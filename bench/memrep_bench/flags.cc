@@ -286,6 +286,11 @@ std::vector<FlagDef> Definitions(Flags* f) {
        "print every rep as JSON (bench name, canonical name, aliases, whether it is memrep's, "
        "traits) and exit",
        "false", Bool("list_reps", &f->list_reps), true},
+      {"calibrate_auto",
+       "measure memrep.Auto's cost table on this machine (every memrep rep: fillrandom, "
+       "concurrentfill, fillbatch, readrandom, seekrandom, readseq; --num_operations, --repeats, "
+       "--item_size, --key_size apply), print it and the prior= option that pins it, and exit",
+       "false", Bool("calibrate_auto", &f->calibrate_auto), true},
   };
 }
 

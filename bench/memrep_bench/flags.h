@@ -59,7 +59,8 @@ struct Flags {
   std::string table_dir = DefaultTableDir();
   uint32_t latency_sample_every = 64;
   bool progress = true;
-  bool list_reps = false;  // print the known reps as JSON and exit
+  bool list_reps = false;       // print the known reps as JSON and exit
+  bool calibrate_auto = false;  // measure memrep.Auto's cost table (calibrate.h) and exit
 };
 
 // Parses argv[1..argc). Sets *help (and returns OK) for --help.

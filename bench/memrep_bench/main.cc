@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "calibrate.h"
 #include "entry_codec.h"
 #include "flags.h"
 #include "progress.h"
@@ -44,6 +45,7 @@ int Main(int argc, char** argv) {
     std::fputs(RepListJson(KnownReps()).c_str(), stdout);
     return 0;
   }
+  if (flags.calibrate_auto) return Calibrate(flags);
   if (!Writable(flags.json_path)) return BadFlags("cannot write --json=" + flags.json_path);
   if (!Writable(flags.csv_path)) return BadFlags("cannot write --csv=" + flags.csv_path);
 

@@ -21,6 +21,7 @@ add_library(memrep_bench_lib STATIC
   ${memrep_bench_dir}/standalone_face.cc
   ${memrep_bench_dir}/trie_table_face.cc
   ${memrep_bench_dir}/report.cc
+  ${memrep_bench_dir}/calibrate.cc
 )
 # The harness's headers by name ("reps.h"), the peers' as "peers/peers.h".
 # rocksdb/ is public: the bench's headers use RocksDB's ABI declarations
@@ -71,6 +72,12 @@ if(MEMREP_BUILD_BENCH)
       COMMAND sh -c "\"$0\" --face=library; test $? -eq 2" $<TARGET_FILE:memrep_bench>)
     add_test(NAME memrep_bench_unknown_rep
       COMMAND sh -c "\"$0\" --memtablerep=skip_list,btree; test $? -eq 2" $<TARGET_FILE:memrep_bench>)
+    # --calibrate_auto: a tiny calibration prints a prior= line for every
+    # memrep rep (bench_calibrate_test checks that Auto accepts what it prints).
+    add_test(NAME memrep_bench_calibrate_auto
+      COMMAND memrep_bench --calibrate_auto --num_operations=2000 --repeats=1 --progress=false)
+    set_tests_properties(memrep_bench_calibrate_auto PROPERTIES TIMEOUT 120
+      PASS_REGULAR_EXPRESSION "prior=memrep[.]SortedHash:[0-9]+(/[0-9]+){6},memrep[.]Vector:.*memrep[.]Trie:.*memrep[.]Columnar:")
     # --list_reps: JSON with every rep, memrep's among them; exit 0.
     add_test(NAME memrep_bench_list_reps
       COMMAND sh -c "\"$0\" --list_reps | grep -q '\"memrep\": true'" $<TARGET_FILE:memrep_bench>)
