@@ -324,7 +324,7 @@ Status ColumnarRep::AddBatch(std::span<const EntryView> entries, bool concurrent
   const size_t n = entries.size();
   // A batch whose sequences go back is looked up record by record (each
   // must see the ones before it, which a group queues only after it).
-  if (rep::BatchDuplicates::MayGoBack(entries)) {
+  if (rep::BatchDuplicates::MayGoBack(owner_, entries)) {
     for (size_t i = 0; i < n; ++i) {
       const Status s = Add(entries[i], concurrent);
       if (!s.ok()) return n == 1 ? s : rep::BatchRecordStatus(i, s);

@@ -35,6 +35,11 @@ struct First {
   const format::KeyOrder* order;
   const char* key;
   size_t key_len;
+  // The sequence before this one and the rep that began it (prev_owner 0:
+  // none): the one a thread may go back to, as RocksDB's own duplicate
+  // test does, and a rep then looks the row up.
+  uint64_t prev_seq;
+  uint64_t prev_owner;
 };
 [[gnu::tls_model("initial-exec")]] thread_local First first{};
 
@@ -75,15 +80,48 @@ uint64_t BatchDuplicates::NewOwner() {
 
 SequenceNumber BatchDuplicates::Current() noexcept { return first.any ? first.seq : 0; }
 
+bool BatchDuplicates::RecordedAtCurrent(uint64_t owner) noexcept {
+  if (!first.any) return false;
+  if (first.owner == owner) return true;
+  if (!first.repeated) return false;
+  for (const Group& group : Repeats()) {
+    if (group.owner == owner) return true;
+  }
+  return false;
+}
+
+bool BatchDuplicates::MayGoBack(uint64_t owner, std::span<const EntryView> entries) noexcept {
+  // Admit's rules, on the sequences alone: 0 stands for none (RocksDB's
+  // sequences start at 1).
+  uint64_t cur = RecordedAtCurrent(owner) ? first.seq : 0;
+  uint64_t prev = first.any && first.prev_owner == owner ? first.prev_seq : 0;
+  for (const EntryView& e : entries) {
+    const uint64_t seq = e.sequence();
+    if (seq == cur) continue;
+    if (seq == prev && prev != 0) return true;
+    prev = cur;
+    cur = seq;
+  }
+  return false;
+}
+
 BatchDuplicates::Result BatchDuplicates::Admit(uint64_t owner, const format::KeyOrder& order,
                                                std::string_view key, SequenceNumber seq) noexcept {
-  if (first.any && seq < first.seq) return Result::kEarlier;
+  // Back at the sequence before the current one, for the rep that wrote it:
+  // a row of it may be repeated; the rep looks it up (nothing changes here).
+  if (first.any && seq == first.prev_seq && owner == first.prev_owner && seq != first.seq) {
+    return Result::kEarlier;
+  }
   if (!first.any || seq != first.seq) {
-    // A new sequence: no earlier row can be its duplicate. The groups of a
-    // sequence that repeated are dropped (clear() frees no memory and
-    // cannot throw).
+    // A new sequence (above the current one or, for a thread that goes back,
+    // below it): it begins a group, and the current one becomes the one
+    // before. No other row can repeat it but one of that earlier sequence,
+    // which the check above finds. The groups of a sequence that repeated
+    // are dropped (clear() frees no memory and cannot throw).
     if (first.repeated) Repeats().clear();
-    first = First{true, false, seq, owner, &order, key.data(), key.size()};
+    const uint64_t prev_seq = first.any ? first.seq : 0;
+    const uint64_t prev_owner = first.any ? first.owner : 0;
+    first = First{true, false, seq, owner, &order, key.data(), key.size(), prev_seq, prev_owner};
     return Result::kNew;
   }
   try {

@@ -17,14 +17,18 @@
 // rep's group into a set ordered by the rep's comparator, so the check also
 // holds for comparators under which different bytes are equal keys.
 //
-// An insert at a sequence below the thread's current one (RocksDB inserts a
-// thread's rows in rising sequence; a test, MemPurge or an engine may not)
-// is kEarlier: it may repeat any row the thread stored, and the rep looks it
-// up (Contains). The thread's state stays at its current sequence, so every
-// later insert below it is looked up too.
+// A thread that goes back (RocksDB inserts a thread's rows in rising
+// sequence; its own duplicate test, MemPurge or another engine may not) is
+// served too: the state also keeps the sequence before the current one, and
+// an insert back at it is kEarlier, which the rep looks up (Contains). Any
+// other sequence, above or below the current one, begins a new state, with
+// no lookup: the common case costs the same whether sequences rise or not.
 //
 // What it does not find: a duplicate of another thread's row (RocksDB never
-// makes those; RepTraits::Duplicates::kSameThread says so to every caller).
+// makes those; RepTraits::Duplicates::kSameThread says so to every caller),
+// nor a repeat of a row written two or more sequences before the current
+// one on the same thread (a thread that writes s, s + 1, s + 2, then s
+// again): RocksDB makes neither.
 //
 // Used by the reps that find kSameThread duplicates (vector, columnar).
 //
@@ -53,25 +57,23 @@ class BatchDuplicates {
   // Records `user_key` at `seq`, about to be stored by the rep `owner` (which
   // compares keys with `order`): kDuplicate if this thread recorded the same
   // user key for that rep at the same sequence, with no record at another
-  // sequence since (nothing is recorded then); kNoMemory if the set could not
-  // grow (nothing is recorded). Never throws.
+  // sequence since; kEarlier if `seq` is the sequence this thread wrote to
+  // this rep before its current one (nothing is recorded then: the rep looks
+  // the row up, as only a row of that sequence can be repeated); kNoMemory
+  // if the set could not grow (nothing is recorded). Any other sequence,
+  // above or below the current one, begins a new group. Never throws.
   // REQUIRES: the key's bytes stay where they are while the rep lives (the
   // rep's own copy, not the caller's).
   static Result Admit(uint64_t owner, const format::KeyOrder& order, std::string_view user_key,
                       SequenceNumber seq) noexcept;
 
   // Whether a batch of these sequences, in order, can meet kEarlier from
-  // this thread: one of them below the one before it, or the first below
-  // the thread's current sequence. A batch that cannot may skip recording
-  // records between two of other sequences (they can repeat nothing).
-  static bool MayGoBack(std::span<const EntryView> entries) noexcept {
-    SequenceNumber before = Current();
-    for (const EntryView& e : entries) {
-      if (e.sequence() < before) return true;
-      before = e.sequence();
-    }
-    return false;
-  }
+  // this thread for the rep `owner`: whether one of them goes back to the
+  // sequence before the one current when it comes. Such a batch is stored
+  // record by record, so that each record's lookup sees the ones before it.
+  static bool MayGoBack(uint64_t owner, std::span<const EntryView> entries) noexcept;
+  // Whether the rep `owner` recorded a key at the thread's current sequence.
+  static bool RecordedAtCurrent(uint64_t owner) noexcept;
   // The thread's current sequence (0: none yet).
   static SequenceNumber Current() noexcept;
 };

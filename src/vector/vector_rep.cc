@@ -103,7 +103,7 @@ Status VectorRep::AddBatch(std::span<const EntryView> entries, bool concurrent) 
   if (entries.empty()) return Status::OK();
   // A batch whose sequences go back is looked up record by record (each
   // must see the ones before it, which a batch publishes only at its end).
-  if (BatchDuplicates::MayGoBack(entries)) {
+  if (BatchDuplicates::MayGoBack(owner_, entries)) {
     for (size_t i = 0; i < entries.size(); ++i) {
       const Status s = Add(entries[i], concurrent);
       if (!s.ok()) return rep::BatchRecordStatus(i, s);
