@@ -10,7 +10,7 @@ from report_data import count, figure_text, ops_text, percent_text, ratio_text
 MODE_NOTE = {
     "short": "**Short mode**: small sizes and one repetition, for a quick look on any "
              "machine (`scripts/report.sh --short`). The published numbers are in "
-             "`docs/benchmarks.md`, made by `bash scripts/report.sh --full`.",
+             "`docs/results/benchmarks.md`, made by `bash scripts/report.sh --full`.",
     "full": "Made by `bash scripts/report.sh --full`. Regenerate it with the same command; "
             "do not edit it by hand.",
 }
