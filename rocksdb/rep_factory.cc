@@ -153,7 +153,7 @@ rdb::Status RepFactory::ValidateOptions(const rdb::DBOptions& db_opts,
   // is given: the reps grow their indexes from small (whatever the write
   // buffer), a rep nearing its own limits asks RocksDB to switch memtables,
   // and a comparator a rep cannot serve gets RocksDB's skip list, with a LOG
-  // line (docs/rocksdb.md, "Comparators").
+  // line (docs/rocksdb.md, "Column families, comparators and memory").
   return MemTableRepFactory::ValidateOptions(db_opts, cf_opts);
 }
 

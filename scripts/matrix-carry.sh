@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The matrix's many-core cells on a machine that has no build tools, no
-# packages and no network (docs/matrix.md, "16 cores"): pack the binaries
-# here, carry the folder there, run one bounded script there.
+# packages and no network (a run: docs/results/2026-11-27-matrix-16-cores-c200d40.md):
+# pack the binaries here, carry the folder there, run one bounded script there.
 #
 #   bash scripts/matrix-carry.sh pack DIR [OLD_BENCH OLD_PLUGIN]
 #       copies into DIR: memrep_bench with its peers (build/peers), memrep's

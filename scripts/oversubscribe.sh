@@ -4,8 +4,8 @@
 # that every thread of the command gets a fraction of a core, is descheduled
 # at any instruction, and waits far longer than on a quiet machine. Tests
 # that hope for an interleaving or a quick background step, rather than
-# force or bound it, stall or fail here (docs/testing.md, "A suite that
-# survives load"). The busy processes are stopped when the command ends,
+# force or bound it, stall or fail here (tests/README.md, "Writing tests
+# that survive load"). The busy processes are stopped when the command ends,
 # however it ends. Prints the command's wall time; exits with its status.
 # Usage: bash scripts/oversubscribe.sh [--per-core N] [--] command [args...]
 #   e.g. bash scripts/oversubscribe.sh ctest --preset tsan -j 2

@@ -4,7 +4,7 @@
 # and the RocksDB plugin (release preset), and runs bench/report/report.py, which
 # writes benchmarks.md, benchmarks.json and img/*.png.
 # Usage: bash scripts/report.sh --short [report.py flags]   # a few minutes; build/report/
-#        bash scripts/report.sh --full                      # ~1 hour on 2 cores; docs/
+#        bash scripts/report.sh --full                      # ~1 hour on 2 cores; docs/results/
 #        bash scripts/report.sh --help                      # every flag
 # Exit status: 0 every part ran, 1 some part failed (the report says which), 2 bad flags.
 set -euo pipefail

@@ -451,7 +451,7 @@ def render(doc, figures, matrix_md_rel):
            f"{m.get('load_start')} at the start and {m.get('load_end')} at the end, "
            f"{doc['wall_s'] / 60:.1f} min. Only ratios within one run mean anything; on a "
            "shared machine a cell within about 20% of 1.0x (30% through db_bench) is not a "
-           "finding on its own (docs/matrix.md).", "",
+           "finding on its own (docs/results/README.md).", "",
            f"Base: {base_words(doc)}.", ""]
     if "headline" in figures:
         out += [f"![reps x workload classes]({figures['headline']})", ""]

@@ -20,7 +20,7 @@ Modes (bench/README.md, "Report"):
               default --out build/report (the main job, scripts/compare.sh,
               is compare.py over the matrix instead)
     --full    the published numbers (10M entries, ~1 hour on 2 cores);
-              default --out docs; docs/benchmarks.md comes from it
+              default --out docs/results; docs/results/benchmarks.md comes from it
     --from-json FILE   redraw the md and plots from a saved benchmarks.json
 
 A part that fails (a tool missing, a failed check, a timeout) is reported in
@@ -343,7 +343,7 @@ def parse_args(argv):
     mode.add_argument("--full", action="store_const", dest="mode", const="full")
     mode.add_argument("--from-json", metavar="FILE",
                       help="no runs: redraw the md and plots from this benchmarks.json")
-    p.add_argument("--out", help="output directory (default: docs for --full, "
+    p.add_argument("--out", help="output directory (default: docs/results for --full, "
                    "build/report otherwise)")
     p.add_argument("--build-dir", default=os.path.join(REPO, "build", "release"),
                    help="the release build (memrep_bench, the plugin, the compiler facts)")
@@ -378,7 +378,7 @@ def parse_args(argv):
     for name in ("num_override", "repeats_override"):
         if getattr(a, name) is not None and getattr(a, name) < 1:
             p.error(f"--{name.replace('_', '-')} must be at least 1")
-    a.out = a.out or os.path.join(REPO, "docs" if a.mode == "full" else "build/report")
+    a.out = a.out or os.path.join(REPO, "docs/results" if a.mode == "full" else "build/report")
     a.timeout = a.timeout or (7200 if a.mode == "full" else 600)
     a.memrep_bench = a.memrep_bench or os.path.join(a.build_dir, "bench", "memrep_bench")
     a.nimbus = a.nimbus or os.path.join(a.build_dir, "bench", "memrep_nimbus_import")

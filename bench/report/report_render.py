@@ -10,7 +10,7 @@ from report_data import count, figure_text, ops_text, percent_text, ratio_text
 MODE_NOTE = {
     "short": "**Short mode**: small sizes and one repetition, for a quick look on any "
              "machine (`scripts/report.sh --short`). The published numbers are in "
-             "`docs/benchmarks.md`, made by `bash scripts/report.sh --full`.",
+             "`docs/results/benchmarks.md`, made by `bash scripts/report.sh --full`.",
     "full": "Made by `bash scripts/report.sh --full`. Regenerate it with the same command; "
             "do not edit it by hand.",
 }
@@ -155,7 +155,7 @@ def section_rep_level(doc):
            "Every rep through `rocksdb::MemTableRep` in one process, on the same keys, reps "
            "alternating within every repetition; 16-byte keys, values of the item size, one "
            "thread (two for concurrentfill, readwrite, seekwhilewriting: a writer and a "
-           "reader). Workloads, checks and metrics: [bench/README.md](../bench/README.md). "
+           "reader). Workloads, checks and metrics: [bench/README.md](../../bench/README.md). "
            "readseq runs with `--num_scans=1` (one full scan per iterator; its op is one "
            "entry, so this only shortens the run). Ratios are to `skip_list` in the same "
            "run.\n"]
@@ -332,7 +332,7 @@ def section_nimbus(doc):
            "32-byte keys (100-byte values) into a real RocksDB database, per memtable rep, "
            "and reads recent keys between persists (every `Get` checked); WAL on, "
            "64 MiB write buffers, 2 of them, RocksDB's default compaction. Figures: medians "
-           "over the runs, reps alternating ([bench/README.md](../bench/README.md), \"The "
+           "over the runs, reps alternating ([bench/README.md](../../bench/README.md), \"The "
            "Nimbus scenario\"). `--db` is a temporary directory.\n"]
     runs = doc.get("nimbus_runs", [])
     if not runs:

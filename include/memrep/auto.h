@@ -5,8 +5,9 @@
 // RocksDB column family's factory, or a sequence of memrep::MemTable that
 // share one RepLineage) is made, a policy weighs the statistics of the last
 // few memtables with each candidate rep's measured costs and picks the rep
-// for it, with hysteresis. docs/auto.md gives the statistics, the decision
-// table and its evidence, and the measured cost of keeping statistics.
+// for it, with hysteresis. docs/auto.md gives the statistics, the cost and
+// decision tables and the cost of keeping statistics (their runs:
+// docs/results/2026-11-26-auto.md).
 //
 // Open it by name ("memrep.Auto", "auto") or with options
 // ("id=memrep.Auto; candidates=sorted_hash,vector; pin=vector"); from C++,
@@ -82,8 +83,8 @@ struct MEMREP_EXPORT AutoOptions {
 };
 
 // Sampled times of one kind of call of a memtable's rep: memrep.Auto times
-// one call in a few of each kind on each thread (docs/auto.md, "What is
-// measured"), the clock's own cost taken off.
+// one call in a few of each kind on each thread (docs/auto.md, "Learning"),
+// the clock's own cost taken off.
 struct OpTimes {
   uint64_t timed = 0;  // calls (for batches: entries) timed
   uint64_t nanos = 0;  // their nanoseconds in all

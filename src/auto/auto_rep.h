@@ -7,7 +7,8 @@
 // fields and hands its counts over at each positioning call and when it is
 // destroyed. One call in a few of each kind (a thread-local tick says which)
 // is timed with two clock reads (auto/clock.h) and its time added to the
-// thread's line. docs/auto.md gives the measured overhead.
+// thread's line. docs/auto.md, "The cost of keeping statistics", says what
+// that costs.
 #pragma once
 
 #include <memory>

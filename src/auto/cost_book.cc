@@ -61,7 +61,7 @@ const std::vector<RepCosts>& CostTable() {
   // time per op at 140,000 entries of 16 + 100 bytes, about a 16 MiB
   // memtable, less the time of a rep that stores nothing), gets and seeks
   // while writes go on; batch entries, steps and background work from
-  // memrep_bench. docs/auto.md ("The cost table") gives the runs.
+  // memrep_bench. docs/results/2026-11-26-auto.md gives the runs.
   static const std::vector<RepCosts> table = {
       {"memrep.SortedHash", {{230, 230, 110, 290, 580, 30, 140}}},
       {"memrep.Vector", {{50, 60, 70, 830, 900, 30, 110}}},

@@ -53,7 +53,8 @@ struct RepCosts {
   std::array<double, kTableOps> ns{};
 };
 
-// The built-in table (docs/auto.md gives the runs it comes from).
+// The built-in table (docs/auto.md, "The cost table"; the runs it comes from:
+// docs/results/2026-11-26-auto.md).
 const std::vector<RepCosts>& CostTable();
 
 // The prior for these options: the built-in table, with the reps that

@@ -53,9 +53,9 @@ runs::RunIndexOptions RunOptionsOf(const ColumnarOptions& options) {
   // Fenced runs only, as the vector rep's: runs that keep every prefix while
   // small (kAuto, the sorted hash rep's choice) charge 12 bytes an entry
   // instead of about 6 while a memtable of up to a few hundred thousand
-  // entries fills, and a flushed 16 MiB memtable then held 0.94x the skip
-  // list's entries (0.99x fenced). The shared tail keeps its prefixes
-  // either way.
+  // entries fills, so a flushed memtable held fewer entries than the skip
+  // list's (docs/results/2026-11-25-columnar.md). The shared tail keeps its
+  // prefixes either way.
   runs::RunIndexOptions run_options;
   run_options.run_layout = runs::SortedRun::Layout::kFenced;
   // block_size: the entries a writer adds between background sorts, which

@@ -45,9 +45,10 @@
 //    they stop coming: a writer that lost its core for a recheck period is
 //    not an idle index. So the strand, an extra thread, takes no core from a
 //    reader for work a writer does anyway, and a helping writer finds
-//    work_mu_ free (8 threads on 2 cores: the strand's merges of 1.3M rows
-//    under work_mu_ took 300-500 ms at its share of a core, while readers
-//    sealed runs that nobody merged). Where the strand does work beside
+//    work_mu_ free (a strand merging a whole index under work_mu_ at its
+//    share of a core held the writers up while readers sealed runs nobody
+//    merged: docs/results/2026-11-27-matrix-2-cores-080ad7a-strand-stays-out.md).
+//    Where the strand does work beside
 //    writers (before they help, or after a pause), its big merges
 //    (BigMergeRows) run without work_mu_ (above);
 //  - while the index has readers, a writer thread also sorts the rows after
@@ -620,15 +621,11 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   // writers, the runs below the biggest are merged into one (kSeekRuns runs
   // in all) as far as kSeekMergeRows rows per seek taken since the last step
   // pay for the rows copied. Each seek searches every run and compares their
-  // heads at each Next; fewer runs cost more merging. Measured on 2 cores
-  // (docs/matrix.md, 1 writer + 1 reader, 1M rows), merging down to two at
-  // every cut: a seek took about 0.5 us less, the writer about 0.4 us more
-  // per row, about 1.3 us more per seek at those rates. So the credit bounds
-  // that trade: of 16, 64 and unbounded, 64 gave the single reader half the
-  // gain or more for about half the writer's slowdown or less, and with
-  // several readers seeking beside one writer every value from 16 up slowed
-  // the writer as much as no bound (the readers gain; the writer, on its own
-  // core, pays). The credit is capped at the rows pushed, so that seeks long
+  // heads at each Next; fewer runs cost more merging, on the helping
+  // writer's core. The credit bounds that trade: unbounded, the merges slow
+  // the writer more than the seeks gain (the runs that chose 64:
+  // docs/results/2026-11-28-matrix-2-cores-9e36bdb-seek-paid-merges.md).
+  // The credit is capped at the rows pushed, so that seeks long
   // past do not pay for merges now. Get-only readers (WithReadView) earn
   // nothing.
   static constexpr size_t kSeekRuns = 2;

@@ -79,10 +79,9 @@ bool PickMerge(const RunSet& set, uint32_t max_runs, bool all, std::vector<size_
   if (all) return pick(0, free);
   // The smallest pair of neighbours in size within kMergeRatio: merging
   // small, similar runs first keeps the work per entry logarithmic and the
-  // runs few (about 3 while 1M entries arrive in cuts of 4096; merging in
-  // tiers of four copied a row half as often but kept twice the runs, and
-  // db_bench's seeks right after a fill, which meet them until the idle
-  // merge is done, were 6% slower).
+  // runs few (merging in tiers of four copied a row half as often but kept
+  // twice the runs, which seeks right after a fill meet until the idle
+  // merge is done: docs/results/2026-11-26-sorted-hash-v2.md).
   for (size_t i = 0; i + 1 < free; ++i) {
     if (set.runs[order[i + 1]]->size() <= kMergeRatio * set.runs[order[i]]->size()) {
       return pick(i, 2);

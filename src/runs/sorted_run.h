@@ -12,8 +12,8 @@
 // stays in cache) to the one or two blocks that can hold the target, then
 // compares full keys in those blocks only: their rows are fetched together
 // (one wait for memory), then two or three are compared, instead of one miss
-// per probe. (A stride of 8 saves a byte per entry, but cost db_bench's
-// seekrandom about 4% in fetching twice the rows per run searched.) Keys
+// per probe. (A stride of 8 saves a byte per entry, but fetches twice the
+// rows per run searched: docs/results/2026-11-26-sorted-hash-v2.md.) Keys
 // that share their first 8 bytes widen the range, down to a plain binary
 // search (and so does a custom comparator, whose fences are 0).
 //

@@ -13,9 +13,8 @@ using concurrency::SharedWrite;
 // A holder keeps a node for a few dozen instructions, so a waiter spins; but
 // a holder the scheduler has preempted (more runnable threads than cores)
 // keeps it for a time slice, so after kSpins pauses the waiter yields its
-// core instead of spinning that slice away (the contention audit found a few
-// such waits spinning over a million pauses in a 2-thread fill on 2 busy
-// cores, docs/trie.md).
+// core instead of spinning that slice away (the contention audit's counts:
+// docs/results/2026-11-26-trie-per-thread-chunks.md).
 bool Protocol::Lock(NodeHeader* n) const {
   constexpr uint32_t kSpins = 64;
   [[maybe_unused]] bool waited = false;

@@ -184,11 +184,11 @@ class Protocol {
   // (Placed after the epoch's 64 slot lines, replacements_ fell 4 KiB
   // from slot 0: a load of it right after a guard's CAS on that slot
   // waited for the CAS's store, as addresses 4 KiB apart look alike to the
-  // store buffer's first check; seekrandom lost about 9% to it.)
+  // store buffer's first check: docs/results/2026-11-27-trie-protocol.md.)
   const NodeHeader* const root_;
   std::atomic<bool> frozen_{false};
-  // One shared line, written once per replacement (about 0.03 per insert,
-  // docs/trie.md), not per insert: per-thread counters would make every
+  // One shared line, written once per replacement (docs/trie.md,
+  // Contention audit), not per insert: per-thread counters would make every
   // iterator step sum kReclaimSlots lines instead. Relaxed RMW: invariant 3.
   std::atomic<uint64_t> replacements_{0};
   mutable concurrency::EpochDomain epochs_;

@@ -113,9 +113,9 @@ Status WriteTableFromRegion(const Trie& trie, memory::VmRegion& region, bool syn
   const TableFooter footer = MakeFooter(trie, ReadMeta(region), at);
   // Through the file, not the mapping: the footer's page may never have been
   // touched, and the first touch of a page of a sparse file mapping faults it
-  // in with readahead, which zero-fills a window of pages around it (30 ms
-  // and more, measured). A pwrite fills the one page. The mapping shares the
-  // page cache, so it reads the footer too.
+  // in with readahead, which zero-fills a window of pages around it
+  // (docs/results/2026-11-24-trie.md). A pwrite fills the one page. The
+  // mapping shares the page cache, so it reads the footer too.
   s = WriteAll(region.fd(), reinterpret_cast<const char*>(&footer), kFooterBytes, at,
                region.path());
   if (!s.ok()) return s;

@@ -7,8 +7,9 @@ about how long one run takes on 2 cores (memrep.SortedHash, load ~1): the
 short lane fits its configurations into its time budget with it.
 
 `known` marks a failure that is RocksDB 7.8.3's own, seen with the skip list
-too (docs/testing.md has the evidence): its outcome is shown, control and rep
-side by side, but does not fail the matrix.
+too (tests/stress/README.md lists them; the evidence is in
+docs/results/2026-11-24-stress-long-run.md): its outcome is shown, control
+and rep side by side, but does not fail the matrix.
 """
 
 # Every run: a fresh database and expected state, verification at reopen,

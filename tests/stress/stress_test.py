@@ -58,11 +58,11 @@ class PlanTest(unittest.TestCase):
             self.assertTrue(c["known"], c["name"])
 
     def test_docs_list_every_configuration(self):
-        docs = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "testing.md")
+        docs = os.path.join(os.path.dirname(os.path.abspath(__file__)), "README.md")
         with open(docs) as f:
             text = f.read()
         for c in configs.CONFIGS + configs.KNOWN + configs.CRASH:
-            self.assertIn(c["name"], text, "docs/testing.md does not describe this configuration")
+            self.assertIn(c["name"], text, "tests/stress/README.md does not describe this configuration")
 
 
 class OutcomeTest(unittest.TestCase):
