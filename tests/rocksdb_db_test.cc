@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <deque>
 #include <filesystem>
@@ -280,6 +281,10 @@ class DbDiffTest : public ::testing::TestWithParam<DbParam> {
     Both("Flush", [](rdb::DB* db) { return db->Flush(rdb::FlushOptions()); });
   }
 
+  // Whether RandomOp draws DeleteRange (RocksDB's tailing iterators do not
+  // serve range tombstones: what they return over one depends on where it
+  // sits, a memtable or a file).
+  bool range_deletes_ = true;
   Op RandomOp(std::mt19937& rng, size_t value_size) {
     const std::string value = "v" + std::to_string(++counter_) + std::string(value_size, '.');
     const int k = static_cast<int>(rng() % key_space_);
@@ -287,6 +292,7 @@ class DbDiffTest : public ::testing::TestWithParam<DbParam> {
     if (pick < 7) return {Op::kPut, Key(k), value};
     if (pick < 9) return {Op::kDelete, Key(k), ""};
     if (pick < 13) return {Op::kMerge, Key(k), value};
+    if (pick < 14 && !range_deletes_) return {Op::kPut, Key(k), value};
     if (pick < 14) {
       std::string begin = Key(k), end = Key(k + 1 + static_cast<int>(rng() % 8));
       if (reverse()) std::swap(begin, end);  // [begin, end) in the comparator's order
@@ -555,7 +561,25 @@ TEST_P(DbDiffTest, RefreshedIteratorsSeeNewWrites) {
   }
 }
 
+// Until `db` runs no flush or compaction and none is pending (at most 60 s).
+void WaitForBackgroundWork(rdb::DB* db) {
+  for (int i = 0; i < 6000; ++i) {
+    uint64_t pending = 0, flushes = 0, compactions = 0;
+    ASSERT_TRUE(db->GetIntProperty("rocksdb.mem-table-flush-pending", &pending));
+    ASSERT_TRUE(db->GetIntProperty("rocksdb.num-running-flushes", &flushes));
+    ASSERT_TRUE(db->GetIntProperty("rocksdb.num-running-compactions", &compactions));
+    if (pending == 0 && flushes == 0 && compactions == 0) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  FAIL() << "background work still running after 60 s";
+}
+
 TEST_P(DbDiffTest, TailingIteratorsSeeNewWrites) {
+  // No DeleteRange: RocksDB's tailing iterator (ForwardIterator) does not
+  // serve range tombstones, and shows a range-deleted key or not depending
+  // on whether the tombstone was flushed, which differs between the two
+  // databases (a small rep switches memtables at other writes).
+  range_deletes_ = false;
   ASSERT_NO_FATAL_FAILURE(Open());
   std::mt19937 rng(29);
   for (int n = 0; n < 500; ++n) ASSERT_NO_FATAL_FAILURE(RandomWrite(rng));
@@ -568,6 +592,11 @@ TEST_P(DbDiffTest, TailingIteratorsSeeNewWrites) {
     const std::string fresh = "n" + std::to_string(round);
     for (int n = 0; n < 200; ++n) ASSERT_NO_FATAL_FAILURE(RandomWrite(rng));
     Both("Put(" + fresh + ")", [&](rdb::DB* db) { return db->Put({}, fresh, "new"); });
+    // A flush or compaction that finishes while a tailing iterator scans
+    // decides what it still sees, and the two databases switch memtables at
+    // different writes: both are quiet before the scan, so what is compared
+    // is what a Seek sees of the writes before it.
+    for (int s : {kSkip, kMemrep}) ASSERT_NO_FATAL_FAILURE(WaitForBackgroundWork(db_[s].get()));
     KVs seen[2];  // forward only: tailing iterators have no Prev
     for (int s : {kSkip, kMemrep}) {
       for (tail[s]->Seek("a"); tail[s]->Valid(); tail[s]->Next()) {
