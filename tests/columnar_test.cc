@@ -279,15 +279,15 @@ TEST(Columnar, SizesFollowTheWriteBufferAndTheOptions) {
   memory::Arena arena;
   o.bucket_count = 777;
   o.write_buffer_size = uint64_t{64} << 20;
-  EXPECT_EQ(Make(o, &arena)->IndexBytes(), 777 * sizeof(ColumnTable::Bucket));
+  EXPECT_EQ(Make(o, &arena)->IndexBytes(), 777 * ColumnTable::kBytesPerBucket);
   o.write_buffer_size = 0;
   auto rep = Make(o, &arena);
-  EXPECT_EQ(rep->IndexBytes(), ColumnIndex::kFirstBuckets * sizeof(ColumnTable::Bucket));
+  EXPECT_EQ(rep->IndexBytes(), ColumnIndex::kFirstBuckets * ColumnTable::kBytesPerBucket);
   for (int i = 0; i < 20000; ++i) {
     ASSERT_TRUE(rep->Add(EntryView::Of(NumberKey(i), 1, ValueType::kValue, "v"), false).ok());
   }
   EXPECT_GT(rep->NumIndexTables(), 1);
-  EXPECT_LE(rep->IndexBytes(), (8 + 32 + 128 + 512 + 777) * sizeof(ColumnTable::Bucket));
+  EXPECT_LE(rep->IndexBytes(), (8 + 32 + 128 + 512 + 777) * ColumnTable::kBytesPerBucket);
 }
 
 TEST(Columnar, OptionsOutOfRangeAreRefusedWithTheirRange) {

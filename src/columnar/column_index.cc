@@ -25,8 +25,11 @@ ColumnIndex::Result ColumnIndex::InsertSeeing(const format::KeyOrder& order, Row
   // A key found in an older table gets its version there (invariant 7);
   // else the newest table's Insert, which finds the key there itself.
   bool split;
+  // Before the older bits' load: invariant 8.
+  const bool covered = tables_.covered(n - 1);
   if (n > 1 &&
-      tables_.table(n - 1).Find(order, key, hash, std::memory_order_seq_cst, &split) == 0) {
+      tables_.table(n - 1).Find(order, key, hash, std::memory_order_seq_cst, &split) == 0 &&
+      (!covered || tables_.table(n - 1).MayBeOlder(hash))) {
     for (int i = n - 2; i >= 0; --i) {
       const RowRef v = tables_.table(i).Find(order, key, hash, std::memory_order_seq_cst, &split);
       if (v == 0) continue;
@@ -38,9 +41,11 @@ ColumnIndex::Result ColumnIndex::InsertSeeing(const format::KeyOrder& order, Row
   }
   const Result result = tables_.table(n - 1).Insert(order, ref, hash, stash);
   if (result == Result::kLinked) {
-    // Invariant 6.
-    const int now = tables_.count_seq_cst();
-    for (int i = n; i < now; ++i) tables_.table(i).MarkSplit(hash);
+    // Invariants 6 and 8: until a load of count_ after the last mark finds
+    // no new table.
+    for (int marked = n, now; (now = tables_.count_seq_cst()) > marked; marked = now) {
+      for (int i = marked; i < now; ++i) tables_.table(i).MarkSplit(hash);
+    }
   }
   return result;
 }
@@ -48,11 +53,15 @@ ColumnIndex::Result ColumnIndex::InsertSeeing(const format::KeyOrder& order, Row
 int ColumnIndex::FindChains(const format::KeyOrder& order, std::string_view user_key, uint64_t hash,
                             RowRef* heads) const {
   const int n = tables_.count();
+  const bool covered = tables_.covered(n - 1);  // before the older bits: invariant 8
   for (int i = n - 1; i >= 0; --i) {
     bool split;
     const RowRef v =
         tables_.table(i).Find(order, user_key, hash, std::memory_order_acquire, &split);
-    if (v == 0) continue;
+    if (v == 0) {
+      if (i == n - 1 && covered && !tables_.table(i).MayBeOlder(hash)) return 0;
+      continue;
+    }
     heads[0] = v;
     if (!split) return 1;
     int found = 1;
@@ -66,27 +75,33 @@ int ColumnIndex::FindChains(const format::KeyOrder& order, std::string_view user
 }
 
 void ColumnIndex::Grow(size_t row_bytes, uint64_t entries) {
-  tables_.Grow([&](std::unique_ptr<ColumnTable>* out) {
-    // Under the grower's flag: the check holds (Generations).
-    const ColumnTable& newest = tables_.newest();
-    if (row_bytes <= newest.bucket_count() * bytes_per_bucket_) return Status::OK();
-    if (entries <= newest.bucket_count() * kEntriesPerBucket) {
-      // Big rows, few of them: look again once the rows grew by a quarter.
-      grow_at_.store(row_bytes + row_bytes / 4, std::memory_order_relaxed);
-      return Status::OK();
-    }
-    const uint64_t buckets = std::min(newest.bucket_count() * kGrowth, max_buckets_);
-    auto table = std::unique_ptr<ColumnTable>(new (std::nothrow) ColumnTable(buckets, &region_));
-    if (table == nullptr) return Status::OutOfMemory("could not allocate a columnar index table");
-    Status s = table->Init(allocator_);
-    if (!s.ok()) return s;  // the tables there are take the keys; a later insert tries again
-    grow_at_.store(buckets < max_buckets_ && tables_.count() + 1 < kMaxTables
-                       ? buckets * bytes_per_bucket_
-                       : ~uint64_t{0},
-                   std::memory_order_relaxed);
-    *out = std::move(table);
-    return Status::OK();
-  });
+  tables_.Grow(
+      [&](std::unique_ptr<ColumnTable>* out) {
+        // Under the grower's flag: the check holds (Generations).
+        const ColumnTable& newest = tables_.newest();
+        if (row_bytes <= newest.bucket_count() * bytes_per_bucket_) return Status::OK();
+        if (entries <= newest.bucket_count() * kEntriesPerBucket) {
+          // Big rows, few of them: look again once the rows grew by a quarter.
+          grow_at_.store(row_bytes + row_bytes / 4, std::memory_order_relaxed);
+          return Status::OK();
+        }
+        const uint64_t buckets = std::min(newest.bucket_count() * kGrowth, max_buckets_);
+        auto table =
+            std::unique_ptr<ColumnTable>(new (std::nothrow) ColumnTable(buckets, &region_));
+        if (table == nullptr)
+          return Status::OutOfMemory("could not allocate a columnar index table");
+        Status s = table->Init(allocator_);
+        if (!s.ok()) return s;  // the tables there are take the keys; a later insert tries again
+        grow_at_.store(buckets < max_buckets_ && tables_.count() + 1 < kMaxTables
+                           ? buckets * bytes_per_bucket_
+                           : ~uint64_t{0},
+                       std::memory_order_relaxed);
+        *out = std::move(table);
+        return Status::OK();
+      },
+      [&](ColumnTable& table, int older) {
+        for (int i = 0; i < older; ++i) table.Cover(tables_.table(i));
+      });
 }
 
 size_t ColumnIndex::bytes() const {

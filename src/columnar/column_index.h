@@ -9,7 +9,9 @@
 //            found the key in, else (a new key) the newest
 //
 // As HashIndex (sorted_hash/hash_index.h, which says why this is enough):
-// Insert looks for the key in the newest table, then in the older ones, and
+// Insert looks for the key in the newest table, then, unless the newest
+// table's older words (a bit per older key: invariant 8) rule it out, in the
+// older ones, and
 // links the version into the chain it finds; a new key goes to the newest
 // table. A lookup searches the tables newest first and stops at the first
 // chain it finds, unless that chain's home bucket has the split mark (two
@@ -24,6 +26,12 @@
 //     count_ again (seq_cst) and marks K's home bucket in every table above
 //     t, before its insert returns (HashIndex, invariant 6, proves it).
 //  7. A version is linked into a chain only where the writer found the key.
+//  8. Covering (Generations): once table u is covered, a key whose bit u's
+//     older word lacks has no version in any table, for a thread that
+//     loaded the covered flag before the word. The proof is HashIndex's
+//     invariant 8, with the slot claim (and an overflow bucket's link,
+//     seq_cst) for the filter access, and Cover's seq_cst reads of the slots
+//     and older words of table u-1 for the grower's read of its filters.
 #pragma once
 
 #include <algorithm>
@@ -88,11 +96,22 @@ class ColumnIndex {
   }
 
   // Prefetches in the newest table (where most keys are).
-  void Prefetch(uint64_t hash) const { tables_.newest().Prefetch(hash); }
-  void PrefetchForInsert(uint64_t hash) const { tables_.newest().PrefetchForInsert(hash); }
+  // With more than one table, also the newest table's older word.
+  void Prefetch(uint64_t hash) const {
+    const int n = tables_.count();
+    tables_.table(n - 1).Prefetch(hash);
+    if (n > 1) tables_.table(n - 1).PrefetchOlder(hash);
+  }
+  void PrefetchForInsert(uint64_t hash) const {
+    const int n = tables_.count();
+    tables_.table(n - 1).PrefetchForInsert(hash);
+    if (n > 1) tables_.table(n - 1).PrefetchOlder(hash);
+  }
   void PrefetchVersion(uint64_t hash) const { tables_.newest().PrefetchVersion(hash); }
 
   int NumTables() const { return tables_.count(); }
+  // Table i, for tests. REQUIRES: i < NumTables().
+  const ColumnTable& TableForTest(int i) const { return tables_.table(i); }
   size_t bytes() const;
   // What the rep charges: the tables mapped rather than the Allocator's.
   size_t MappedBytes() const;

@@ -13,6 +13,11 @@
 //                       refs (4-byte units) are even.
 //   home bucket       = (low 32 bits of the hash × bucket count) >> 32: any
 //                       count, no rounding to a power of two
+//   older (8 bytes)   = per home bucket, after the buckets: a bit per key of
+//                       the older tables whose home is here (bit
+//                       fingerprint % 64), set by Cover and MarkSplit
+//                       (ColumnIndex: a key whose bit is unset is in no
+//                       older table)
 //   versions: ref -> newest -> older -> ... (Node::older, sequence descending)
 //
 // A probe reads one bucket (one cache line) and compares keys only where a
@@ -47,7 +52,9 @@
 //     CAS that links an overflow bucket keeps it.
 //  5. A new key's slot claim is seq_cst, and so are Find's loads when a
 //     writer asks (ColumnIndex's ordering of two writers that link the same
-//     new key into two tables).
+//     new key into two tables), an overflow bucket's link, and Cover's loads
+//     (ColumnIndex's covering).
+//  6. An `older` word's bits are only ever set, by fetch_or.
 #pragma once
 
 #include <sys/mman.h>
@@ -65,6 +72,8 @@
 #include "memrep/rep.h"
 #include "memrep/status.h"
 #include "util/assert.h"
+#include "util/fast_range.h"
+#include "util/hash64.h"
 
 namespace memrep::columnar {
 
@@ -77,6 +86,8 @@ class ColumnTable {
     std::atomic<RowRef> overflow;
   };
   static_assert(sizeof(Bucket) == 64, "a bucket is one cache line");
+  // A home bucket's bytes, with its older word.
+  static constexpr size_t kBytesPerBucket = sizeof(Bucket) + sizeof(uint64_t);
 
   // Overflow buckets a writer takes kSlab at a time (one node of the row
   // region, kSlab + 1 lines long, so that every bucket is aligned to a line
@@ -105,6 +116,72 @@ class ColumnTable {
 
   // OutOfMemory if the buckets cannot be had.
   Status Init(Allocator* allocator) {
+    Status s = InitBuckets(allocator);
+    // The older words, zeroed with the buckets, follow them.
+    if (s.ok()) older_ = reinterpret_cast<std::atomic<uint64_t>*>(buckets_ + count_);
+    return s;
+  }
+
+  uint64_t bucket_count() const { return count_; }
+  // The table's bytes: its buckets and their older words.
+  size_t bytes() const { return count_ * kBytesPerBucket; }
+  // The bytes mapped rather than the Allocator's (the rep charges them).
+  size_t MappedBytesCharged() const { return mapped_ ? MappedBytes() : 0; }
+
+  // Whether a key of `hash` may be in an older table (ColumnIndex): its bit
+  // in its home bucket's older word. relaxed: ColumnIndex orders it.
+  bool MayBeOlder(uint64_t hash) const {
+    return (older_[util::FastRange32(hash, count_)].load(std::memory_order_relaxed) &
+            OlderBit(Fingerprint(hash))) != 0;
+  }
+  // Sets the split mark of hash's home bucket and the key's older bit.
+  // seq_cst: ordered after the caller's own link (ColumnIndex).
+  void MarkSplit(uint64_t hash) {
+    const uint64_t home = util::FastRange32(hash, count_);
+    buckets_[home].overflow.fetch_or(kSplitMark, std::memory_order_seq_cst);
+    older_[home].fetch_or(OlderBit(Fingerprint(hash)), std::memory_order_seq_cst);
+  }
+  // Sets, in the older words here, the bit of every key of `older` (in its
+  // home bucket here): afterwards a key whose bit is unset has no version in
+  // `older`. Reads every key of `older` (a growth reads each older table
+  // once). Runs while writers link into both tables; `older`'s slots and
+  // overflow links are loaded seq_cst (invariant 5).
+  void Cover(const ColumnTable& older) {
+    // The keys' nodes are read kAhead buckets ahead of their use, their
+    // buckets twice that, so that the cache misses overlap.
+    constexpr uint64_t kAhead = 4;
+    for (uint64_t b = 0; b < older.count_; ++b) {
+      if (b + 2 * kAhead < older.count_) __builtin_prefetch(&older.buckets_[b + 2 * kAhead]);
+      if (b + kAhead < older.count_) {
+        const Bucket& ahead = older.buckets_[b + kAhead];
+        for (int i = 0; i < kSlots; ++i) {
+          const RowRef r = ahead.refs[i].load(std::memory_order_relaxed);  // a hint
+          if (r == 0) break;
+          __builtin_prefetch(NodeAt(region_, r));
+        }
+      }
+      for (const Bucket* bucket = &older.buckets_[b]; bucket != nullptr;) {
+        int i = 0;
+        for (; i < kSlots; ++i) {
+          const RowRef r = bucket->refs[i].load(std::memory_order_seq_cst);
+          if (r == 0) break;  // invariant 1
+          uint64_t tag;
+          const uint64_t hash = util::Hash(NodeAt(region_, r)->user_key(&tag));
+          std::atomic<uint64_t>& word = older_[util::FastRange32(hash, count_)];
+          const uint64_t bit = OlderBit(Fingerprint(hash));
+          // relaxed: Generations publishes the cover (its invariant 4).
+          if ((word.load(std::memory_order_relaxed) & bit) == 0) {
+            word.fetch_or(bit, std::memory_order_relaxed);
+          }
+        }
+        const RowRef next = bucket->overflow.load(std::memory_order_seq_cst) & ~kSplitMark;
+        bucket = i == kSlots && next != 0 ? older.BucketAt(next) : nullptr;
+      }
+    }
+  }
+
+ private:
+  Status InitBuckets(Allocator* allocator) {
     if (bytes() <= kMaxArenaBytes) {
       // One line more, to align the buckets to a line.
       char* p = allocator->AllocateAligned(bytes() + sizeof(Bucket));
@@ -132,11 +209,7 @@ class ColumnTable {
     return Status::OK();
   }
 
-  uint64_t bucket_count() const { return count_; }
-  // The bucket array's bytes.
-  size_t bytes() const { return count_ * sizeof(Bucket); }
-  // The bytes mapped rather than the Allocator's (the rep charges them).
-  size_t MappedBytesCharged() const { return mapped_ ? MappedBytes() : 0; }
+ public:
   // Overflow buckets linked (their slabs are row region nodes, which the
   // Allocator counts).
   uint64_t overflow_buckets() const { return overflow_.load(std::memory_order_relaxed); }
@@ -183,10 +256,11 @@ class ColumnTable {
         if (fresh == 0) return Result::kNoMemory;
         MEMREP_ASSERT((fresh & kSplitMark) == 0);
         // release: publishes the zeroed bucket (invariant 4), keeping the
-        // mark. A loser keeps its bucket for its next overflow (rare: two
-        // writers filling one bucket) and reads the link again.
+        // mark; seq_cst for invariant 5. A loser keeps its bucket for its
+        // next overflow (rare: two writers filling one bucket) and reads
+        // the link again.
         if (bucket->overflow.compare_exchange_strong(link, fresh | (link & kSplitMark),
-                                                     std::memory_order_acq_rel,
+                                                     std::memory_order_seq_cst,
                                                      std::memory_order_acquire)) {
           overflow_.fetch_add(1, std::memory_order_relaxed);  // relaxed: a statistic
           link = fresh;
@@ -222,11 +296,6 @@ class ColumnTable {
     bool split;
     return Find(order, user_key, hash, std::memory_order_acquire, &split);
   }
-  // Sets the split mark of hash's home bucket. seq_cst: ordered after the
-  // caller's own link (ColumnIndex).
-  void MarkSplit(uint64_t hash) {
-    Home(hash)->overflow.fetch_or(kSplitMark, std::memory_order_seq_cst);
-  }
   // Links `ref` as a newer version of the key whose newest version `v` is
   // (found by Find in this table): false if the key has a version of ref's
   // sequence, and nothing was linked.
@@ -247,6 +316,11 @@ class ColumnTable {
   // Loads the bucket a hash lands in: for reading (Find), or to write (Insert).
   void Prefetch(uint64_t hash) const { __builtin_prefetch(Home(hash)); }
   void PrefetchForInsert(uint64_t hash) const { __builtin_prefetch(Home(hash), 1); }
+  // Loads the older word of the hash's home bucket (ColumnIndex reads it
+  // for a key the newest table does not hold).
+  void PrefetchOlder(uint64_t hash) const {
+    __builtin_prefetch(&older_[util::FastRange32(hash, count_)]);
+  }
   // For an insert to come whose bucket is loaded by now: loads the node of
   // the version a fingerprint in its first bucket matches (its header and
   // key), which the insert compares its key with when the key has versions.
@@ -276,7 +350,8 @@ class ColumnTable {
   }
   // The home bucket: the low half of the hash scaled to the count (the top
   // byte is the fingerprint, so the two are independent).
-  Bucket* Home(uint64_t hash) const { return &buckets_[((hash & 0xffffffffu) * count_) >> 32]; }
+  Bucket* Home(uint64_t hash) const { return &buckets_[util::FastRange32(hash, count_)]; }
+  static uint64_t OlderBit(uint8_t fp) { return uint64_t{1} << (fp % 64); }
   Bucket* BucketAt(RowRef ref) const { return reinterpret_cast<Bucket*>(region_.At(ref)); }
   size_t MappedBytes() const { return (bytes() + 4095) & ~size_t{4095}; }
 
@@ -367,6 +442,7 @@ class ColumnTable {
   const uint64_t count_;
   RowRegion& region_;
   Bucket* buckets_ = nullptr;
+  std::atomic<uint64_t>* older_ = nullptr;  // count_ words, after the buckets
   bool mapped_ = false;
   std::atomic<uint64_t> overflow_{0};
 };

@@ -15,6 +15,13 @@
 // rep's ColumnIndex) search the newest table first, and say how a key that
 // two writers linked into two tables at once is found (their headers).
 //
+// Covering: right after a table is published, the grower sets, in a summary
+// the table keeps, every key of the older tables, and then marks it
+// covered. A covered table's summary holds every key of the older
+// tables, so a key it rules out is in no table: a new key costs one table's
+// probe, not one per generation (the indexes' headers say why no key linked
+// around the copy is missed).
+//
 // Thread safety: Grow from any thread (one grows at a time, the others go on
 // without waiting); count() and table() from any thread.
 // Invariants and memory orders:
@@ -27,6 +34,9 @@
 //     at the tables (HashIndex, invariant 6).
 //  3. A table is never removed or replaced before the Generations is
 //     destroyed.
+//  4. covered_[i] is stored (release) once, after the grower's cover(i)
+//     returned; a thread that loads it true (acquire) sees every write that
+//     cover made. Table 0 is covered from the start.
 #pragma once
 
 #include <atomic>
@@ -54,20 +64,26 @@ class Generations {
   Table& table(int i) const { return *tables_[i]; }
   Table& newest() const { return table(count() - 1); }
   bool full() const { return count() == kMaxTables; }
+  // Whether table i's summary holds every older table's keys. acquire:
+  // invariant 4. REQUIRES: i < a count() this thread loaded.
+  bool covered(int i) const { return covered_[i].load(std::memory_order_acquire); }
 
   // Publishes `table` as the first one. REQUIRES: no table yet, no reader.
   void InitFirst(std::unique_ptr<Table> table) {
     MEMREP_ASSERT(count_.load(std::memory_order_relaxed) == 0);
     tables_[0] = std::move(table);
+    covered_[0].store(true, std::memory_order_relaxed);  // published by count_
     count_.store(1, std::memory_order_release);
   }
 
   // If no other thread is growing the index, make(&table) builds the next
   // table (it may fail, with a Status, and then nothing changes) and it is
-  // published. Returns false, doing nothing, if another thread was growing
-  // or the index has kMaxTables tables. Never blocks.
-  template <typename Make>
-  bool Grow(Make&& make) {
+  // published; then cover(new_table, older) puts the keys of the `older`
+  // tables below it into its summary, and it is marked covered. Returns false, doing nothing,
+  // if another thread was growing or the index has kMaxTables tables. Never
+  // blocks.
+  template <typename Make, typename Cover>
+  bool Grow(Make&& make, Cover&& cover) {
     // acquire: a grower sees what the previous one published.
     if (growing_.exchange(true, std::memory_order_acquire)) return false;
     const int n = count_.load(std::memory_order_relaxed);  // only growers change it
@@ -78,6 +94,8 @@ class Generations {
         tables_[n] = std::move(next);
         // seq_cst: invariants 1 and 2.
         count_.store(n + 1, std::memory_order_seq_cst);
+        cover(*tables_[n], n);
+        covered_[n].store(true, std::memory_order_release);  // invariant 4
         grown = true;
       }
     }
@@ -87,6 +105,7 @@ class Generations {
 
  private:
   std::unique_ptr<Table> tables_[kMaxTables];
+  std::atomic<bool> covered_[kMaxTables] = {};
   std::atomic<int> count_{0};
   std::atomic<bool> growing_{false};
 };

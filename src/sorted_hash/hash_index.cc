@@ -30,10 +30,14 @@ bool HashIndex::InsertSeeing(const format::KeyOrder& order, Node* node, RowRef r
   // The newest table holding the key's group, if any.
   int found = -1;
   uint32_t filter = 0;
+  // Before the filter's load: invariant 8.
+  const bool covered = tables_.covered(n - 1);
   for (int i = n - 1; i >= 0 && found < 0; --i) {
     if (tables_.table(i).FindGroup(order, user_key, hash, std::memory_order_seq_cst, &filter) !=
         nullptr) {
       found = i;
+    } else if (i == n - 1 && covered && !HashTable::MayHold(filter, hash)) {
+      break;  // a new key: invariant 8
     }
   }
   if (found >= 0 && (filter & HashTable::kSplitBit) != 0 &&
@@ -51,8 +55,11 @@ bool HashIndex::InsertSeeing(const format::KeyOrder& order, Node* node, RowRef r
   }
   // Invariant 6: every table published above the one linked into is marked
   // for this key.
-  const int now = tables_.count_seq_cst();
-  for (int i = target + 1; i < now; ++i) tables_.table(i).MarkSplit(hash);
+  // Invariant 8: until a load of count_ after the last mark finds no new
+  // table (a grower that published after it reads the marks).
+  for (int marked = target + 1, now; (now = tables_.count_seq_cst()) > marked; marked = now) {
+    for (int i = marked; i < now; ++i) tables_.table(i).MarkSplit(hash);
+  }
   return true;
 }
 
@@ -86,31 +93,35 @@ bool HashIndex::Contains(const format::KeyOrder& order, std::string_view interna
 }
 
 void HashIndex::Grow(size_t row_bytes, uint64_t entries) {
-  tables_.Grow([&](std::unique_ptr<HashTable>* out) {
-    // Under the grower's flag: only this thread reads or changes grow_at_
-    // and the newest table's count now, so the check holds.
-    const HashTable& newest = tables_.newest();
-    if (row_bytes <= newest.bucket_count() * bytes_per_bucket_) return Status::OK();
-    if (entries <= newest.bucket_count() * kEntriesPerBucket) {
-      // Big rows, few of them: look again once the rows grew by a quarter.
-      grow_at_.store(row_bytes + row_bytes / 4, std::memory_order_relaxed);
-      return Status::OK();
-    }
-    const uint64_t buckets = std::min(newest.bucket_count() * kGrowth, max_buckets_);
-    auto table = std::unique_ptr<HashTable>(new (std::nothrow) HashTable(buckets, &region_));
-    if (table == nullptr) return Status::OutOfMemory("could not allocate a hash table");
-    Status s = table->Init(allocator_);
-    // Out of memory: the tables there are take the keys (longer chains); a
-    // later insert tries again.
-    if (!s.ok()) return s;
-    // relaxed: a hint (MaybeGrow).
-    grow_at_.store(buckets < max_buckets_ && tables_.count() + 1 < kMaxTables
-                       ? buckets * bytes_per_bucket_
-                       : ~uint64_t{0},
-                   std::memory_order_relaxed);
-    *out = std::move(table);
-    return Status::OK();
-  });
+  tables_.Grow(
+      [&](std::unique_ptr<HashTable>* out) {
+        // Under the grower's flag: only this thread reads or changes grow_at_
+        // and the newest table's count now, so the check holds.
+        const HashTable& newest = tables_.newest();
+        if (row_bytes <= newest.bucket_count() * bytes_per_bucket_) return Status::OK();
+        if (entries <= newest.bucket_count() * kEntriesPerBucket) {
+          // Big rows, few of them: look again once the rows grew by a quarter.
+          grow_at_.store(row_bytes + row_bytes / 4, std::memory_order_relaxed);
+          return Status::OK();
+        }
+        const uint64_t buckets = std::min(newest.bucket_count() * kGrowth, max_buckets_);
+        auto table = std::unique_ptr<HashTable>(new (std::nothrow) HashTable(buckets, &region_));
+        if (table == nullptr) return Status::OutOfMemory("could not allocate a hash table");
+        Status s = table->Init(allocator_);
+        // Out of memory: the tables there are take the keys (longer chains); a
+        // later insert tries again.
+        if (!s.ok()) return s;
+        // relaxed: a hint (MaybeGrow).
+        grow_at_.store(buckets < max_buckets_ && tables_.count() + 1 < kMaxTables
+                           ? buckets * bytes_per_bucket_
+                           : ~uint64_t{0},
+                       std::memory_order_relaxed);
+        *out = std::move(table);
+        return Status::OK();
+      },
+      [&](HashTable& table, int older) {
+        for (int i = 0; i < older; ++i) table.Cover(tables_.table(i));
+      });
 }
 
 size_t HashIndex::bytes() const {

@@ -9,8 +9,10 @@
 //            found the key's group in, else (a new key) the newest
 //
 // Insert looks for the key's group in the newest table, then in the older
-// ones (their filters rule most keys out in one load each), and links the
-// version there; a new key's group goes to the newest table. A lookup
+// ones, unless the newest table's filter, which covers every older table's
+// keys once the grower has copied them in (invariant 8), rules the key out
+// (a new key costs one bucket's load, whatever the generations), and links
+// the version there; a new key's group goes to the newest table. A lookup
 // searches the tables newest first and stops at the first group it finds:
 // every version of the key is in it, unless two writers linked the same new
 // key into two tables at once, around a growth. Then the writer that linked
@@ -32,6 +34,24 @@
 //     W marks u. A lookup that starts after W's insert returned sees the mark.
 //  7. A version is linked into a group only (never a new group) when the
 //     writer found the group: that creates no second group.
+//  8. Covering (Generations): once table u is covered, a key whose bits
+//     u's filter lacks has no group in any table, for a thread that loaded
+//     the covered flag before the filter. u's grower publishes u (count_,
+//     seq_cst), reads the filters of table u-1 (seq_cst, Cover), ORs them
+//     into u and stores the flag (release). By induction u-1 held the bits
+//     of every key of the tables below it when u's growth began (its own
+//     cover happened before: growers take turns through growing_), but for
+//     keys linked meanwhile. Such a writer W, linking K's group into table
+//     t < u, accessed t's filter seq_cst (HashTable::Link's load or
+//     fetch_or), then loads count_ (seq_cst), marks K's bucket (bits and
+//     split bit) in every table above t that it saw, and loads count_ again
+//     until no new table appears. If W's last load did not see u, it, and
+//     so W's mark of u-1 (or W's access to t = u-1), came before u was
+//     published, and the grower's read of u-1 saw K's bits; else W marked
+//     u. Either way u has K's bits before the flag is set or before W's
+//     insert returns. A writer that finds K's bits in u looks in the older
+//     tables as before; one that finds them absent links a new group, which
+//     is invariant 6's race with a writer not yet returned.
 #pragma once
 
 #include <algorithm>
@@ -106,6 +126,8 @@ class HashIndex {
   void PrefetchHead(uint64_t hash) const { tables_.newest().PrefetchHead(hash); }
 
   int NumTables() const { return tables_.count(); }
+  // Table i, for tests. REQUIRES: i < NumTables().
+  const HashTable& TableForTest(int i) const { return tables_.table(i); }
   // The buckets' bytes, of every table.
   size_t bytes() const;
   // The bytes of the tables mapped rather than taken from the Allocator
@@ -137,11 +159,17 @@ void HashIndex::ForEachVersion(const format::KeyOrder& order, std::string_view i
   const std::string_view user_key = internal_key.substr(0, internal_key.size() - 8);
   const uint64_t seq = TagSequence(format::DecodeFixed64(internal_key.data() + user_key.size()));
   const int n = tables_.count();
+  // Before the filter's load: invariant 8.
+  const bool covered = tables_.covered(n - 1);
   for (int i = n - 1; i >= 0; --i) {
     const HashTable& table = tables_.table(i);
     uint32_t filter;
     const Node* group = table.FindGroup(order, user_key, hash, std::memory_order_acquire, &filter);
-    if (group == nullptr) continue;
+    if (group == nullptr) {
+      // Ruled out by a filter that covers the older tables: invariant 8.
+      if (i == n - 1 && covered && !HashTable::MayHold(filter, hash)) return;
+      continue;
+    }
     if ((filter & HashTable::kSplitBit) != 0 && i > 0) {
       MergeVersions(order, user_key, seq, hash, i + 1, fn);
       return;

@@ -72,6 +72,7 @@
 #include "memrep/status.h"
 #include "sorted_hash/node.h"
 #include "util/assert.h"
+#include "util/fast_range.h"
 #include "util/hash64.h"
 
 namespace memrep::sorted_hash {
@@ -215,11 +216,71 @@ class HashTable {
     return node;
   }
   // Sets the split bit of hash's bucket (HashIndex: the key may have groups
-  // in older tables too). seq_cst: ordered after the caller's own link.
+  // in older tables too) and the key's filter bits (so that the key is
+  // covered: HashIndex, invariant 8). seq_cst: ordered after the caller's
+  // own link.
   void MarkSplit(uint64_t hash) {
-    BucketOf(hash).filter.fetch_or(kSplitBit, std::memory_order_seq_cst);
+    BucketOf(hash).filter.fetch_or(kSplitBit | FilterBits(hash), std::memory_order_seq_cst);
   }
   static constexpr uint32_t kSplitBit = uint32_t{1} << 31;
+  // Whether a filter word as FindGroup loaded it may hold hash's key.
+  static bool MayHold(uint32_t filter, uint64_t hash) {
+    const uint32_t bits = FilterBits(hash);
+    return (filter & bits) == bits;
+  }
+
+  // Sets, in this table's filters, the bits of every key of `older` where
+  // its hash lands here: afterwards a key whose bits a bucket here lacks has
+  // no node in `older`. Reads every node of `older` (a growth reads each
+  // older table once: about a node for every eight inserts, with
+  // HashIndex's growth of 8). Runs while writers link into both tables;
+  // `older`'s heads are loaded seq_cst (HashIndex, invariant 8).
+  void Cover(const HashTable& older) {
+    // kLanes chains walked in step, each node prefetched a round ahead, so
+    // that their cache misses overlap.
+    constexpr int kLanes = 16;
+    struct Lane {
+      const Node* node = nullptr;
+      std::string_view group_key;
+    } lanes[kLanes];
+    uint64_t next_bucket = 0;
+    for (int busy = 0;;) {
+      for (Lane& lane : lanes) {
+        while (lane.node == nullptr && next_bucket < older.count_) {
+          lane.node =
+              NodeAt(region_, older.buckets_[next_bucket++].head.load(std::memory_order_seq_cst));
+          lane.group_key = {};
+          if (lane.node != nullptr) {
+            __builtin_prefetch(lane.node);
+            ++busy;
+          }
+        }
+      }
+      if (busy == 0) return;
+      for (Lane& lane : lanes) {
+        if (lane.node == nullptr) continue;
+        uint64_t tag;
+        const std::string_view key = format::RowUserKey(lane.node->row(), &tag);
+        // A group's first node (by bytes: a key's hash is of its bytes).
+        if (lane.group_key.data() == nullptr || key != lane.group_key) {
+          lane.group_key = key;
+          const uint64_t hash = util::Hash(key);
+          const uint32_t bits = FilterBits(hash);
+          std::atomic<uint32_t>& filter = BucketOf(hash).filter;
+          // relaxed: Generations publishes the cover (its invariant 4).
+          if ((filter.load(std::memory_order_relaxed) & bits) != bits) {
+            filter.fetch_or(bits, std::memory_order_relaxed);
+          }
+        }
+        lane.node = Next(lane.node);  // invariant 3
+        if (lane.node != nullptr) {
+          __builtin_prefetch(lane.node);
+        } else {
+          --busy;
+        }
+      }
+    }
+  }
 
   // The next older version of `user_key` after `node` (one of its versions),
   // or nullptr at the group's end. *tag: the version's tag.
@@ -321,7 +382,7 @@ class HashTable {
 
   // A key's bucket: the low 32 bits of its hash scaled to the count (so
   // any count spreads keys evenly).
-  Bucket& BucketOf(uint64_t hash) const { return buckets_[((hash & 0xffffffffu) * count_) >> 32]; }
+  Bucket& BucketOf(uint64_t hash) const { return buckets_[util::FastRange32(hash, count_)]; }
   // A key's two filter bits, of the 31 below kSplitBit, from hash bits
   // BucketOf does not use.
   static uint32_t FilterBits(uint64_t hash) {
