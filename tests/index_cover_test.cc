@@ -6,8 +6,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "columnar/column_index.h"
@@ -162,16 +164,22 @@ class ColumnFixture {
     EXPECT_TRUE(index_.Init(&arena_).ok());
   }
   columnar::ColumnIndex::Result Insert(const std::string& key, SequenceNumber seq, int tables = 0) {
+    return InsertWith(&stash_, key, seq, tables);
+  }
+  // Insert by a thread with a stash of its own.
+  columnar::ColumnIndex::Result InsertWith(columnar::ColumnIndex::OverflowStash* stash,
+                                           const std::string& key, SequenceNumber seq,
+                                           int tables = 0) {
     RowRef ref;
     EXPECT_TRUE(region_.Allocate(RowSize(key.size(), 1), &ref).ok());
     auto* node = new (region_.At(ref)) columnar::Node();
     EncodeRow(node->row(), EntryView{key, PackTag(seq, 1), "v"});
     const uint64_t hash = util::Hash(key);
-    const auto result = tables == 0 ? index_.Insert(order_, ref, hash, &stash_)
-                                    : index_.InsertSeeing(order_, ref, hash, &stash_, tables);
+    const auto result = tables == 0 ? index_.Insert(order_, ref, hash, stash)
+                                    : index_.InsertSeeing(order_, ref, hash, stash, tables);
     entries_ += result == columnar::ColumnIndex::Result::kLinked ||
                 result == columnar::ColumnIndex::Result::kLinkedVersion;
-    index_.MaybeGrow(region_.ChunkBytes(), [&] { return entries_; });
+    index_.MaybeGrow(region_.ChunkBytes(), [&] { return entries_.load(); });
     return result;
   }
   std::vector<SequenceNumber> Versions(const std::string& key) const {
@@ -188,7 +196,7 @@ class ColumnFixture {
   }
 
   memory::Arena arena_;
-  uint64_t entries_ = 0;
+  std::atomic<uint64_t> entries_{0};
   memory::RowRegion region_;
   format::KeyOrder order_{nullptr};
   columnar::ColumnIndex index_;
@@ -244,6 +252,57 @@ TEST(IndexCover, AColumnIndexOfManyTablesFindsEveryKeyAndNoAbsentOne) {
     ASSERT_EQ(f.Insert(NumberKey(i * 7 % kKeys), 1 + i % 5), Result::kDuplicate) << i;
   }
   for (int i = kKeys; i < kKeys + 1000; ++i) ASSERT_TRUE(f.Versions(NumberKey(i)).empty());
+}
+
+TEST(IndexCover, ColumnWritersRacingAcrossGrowthsLoseNoKey) {
+  // Tiny tables that grow every few rows, so that growths (and their covers)
+  // run while the other writers link new keys and versions of shared ones;
+  // a reader looks for keys already inserted meanwhile. Under TSan this
+  // checks the cover's memory orders.
+  ColumnFixture f(/*first=*/1, /*max=*/1 << 16, /*bytes_per_bucket=*/8);
+  constexpr int kThreads = 4, kPerThread = 4000, kShared = 16;
+  std::atomic<int> published{0};
+  std::atomic<bool> done{false};
+  std::atomic<uint64_t> bad{0};
+  std::thread reader([&] {
+    while (!done.load(std::memory_order_acquire)) {
+      // Thread 0's keys below `published` were inserted before it was stored.
+      const int n = published.load(std::memory_order_acquire);
+      for (int i = 0; i < n; i += 97) {
+        if (i % 3 != 0 && f.Versions("t0-" + std::to_string(i)).size() != 1) bad.fetch_add(1);
+      }
+    }
+  });
+  std::vector<std::thread> writers;
+  for (int t = 0; t < kThreads; ++t) {
+    writers.emplace_back([&, t] {
+      columnar::ColumnIndex::OverflowStash stash;
+      for (int i = 0; i < kPerThread; ++i) {
+        const SequenceNumber seq = 1 + static_cast<SequenceNumber>(i) * kThreads + t;
+        const std::string key =
+            i % 3 == 0 ? NumberKey(i % kShared) : "t" + std::to_string(t) + "-" + std::to_string(i);
+        const Result r = f.InsertWith(&stash, key, seq);
+        if (r != Result::kLinked && r != Result::kLinkedVersion) bad.fetch_add(1);
+        if (t == 0) published.store(i + 1, std::memory_order_release);
+      }
+    });
+  }
+  for (auto& w : writers) w.join();
+  done.store(true, std::memory_order_release);
+  reader.join();
+  EXPECT_EQ(bad.load(), 0u);
+  EXPECT_GE(f.index_.NumTables(), 5);
+  std::vector<size_t> shared_versions(kShared, 0);
+  for (int t = 0; t < kThreads; ++t) {
+    for (int i = 0; i < kPerThread; ++i) {
+      if (i % 3 == 0) {
+        ++shared_versions[i % kShared];
+      } else {
+        ASSERT_EQ(f.Versions("t" + std::to_string(t) + "-" + std::to_string(i)).size(), 1u);
+      }
+    }
+  }
+  for (int k = 0; k < kShared; ++k) ASSERT_EQ(f.Versions(NumberKey(k)).size(), shared_versions[k]);
 }
 
 }  // namespace

@@ -155,7 +155,7 @@ class ColumnTable {
       if (b + kAhead < older.count_) {
         const Bucket& ahead = older.buckets_[b + kAhead];
         for (int i = 0; i < kSlots; ++i) {
-          const RowRef r = ahead.refs[i].load(std::memory_order_relaxed);  // a hint
+          const RowRef r = ahead.refs[i].load(std::memory_order_acquire);  // invariant 3
           if (r == 0) break;
           __builtin_prefetch(NodeAt(region_, r));
         }
