@@ -279,10 +279,10 @@ TEST(Columnar, SizesFollowTheWriteBufferAndTheOptions) {
   memory::Arena arena;
   o.bucket_count = 777;
   o.write_buffer_size = uint64_t{64} << 20;
-  EXPECT_EQ(Make(o, &arena)->IndexBytes(), 777 * ColumnTable::kBytesPerBucket);
+  EXPECT_EQ(Make(o, &arena)->IndexBytes(), 777 * sizeof(ColumnTable::Bucket));  // one table
   o.write_buffer_size = 0;
   auto rep = Make(o, &arena);
-  EXPECT_EQ(rep->IndexBytes(), ColumnIndex::kFirstBuckets * ColumnTable::kBytesPerBucket);
+  EXPECT_EQ(rep->IndexBytes(), ColumnIndex::kFirstBuckets * sizeof(ColumnTable::Bucket));
   for (int i = 0; i < 20000; ++i) {
     ASSERT_TRUE(rep->Add(EntryView::Of(NumberKey(i), 1, ValueType::kValue, "v"), false).ok());
   }

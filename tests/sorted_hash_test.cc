@@ -236,7 +236,7 @@ TEST(SortedHash, TheBucketsAreTakenFromTheAllocator) {
   o.bucket_count = 100000;  // not a power of two: honoured as it is
   const size_t before = arena.MemoryUsage();
   auto rep = Make(o, &arena, /*write_buffer_size=*/uint64_t{64} << 20);  // a known size
-  EXPECT_EQ(rep->BucketBytes(), 100000 * sizeof(HashTable::Bucket));
+  EXPECT_EQ(rep->BucketBytes(), HashTable::BytesFor(100000, false));
   EXPECT_GE(arena.MemoryUsage() - before, rep->BucketBytes());
   EXPECT_EQ(rep->MemoryUsage(), 0u);
 }
@@ -251,7 +251,7 @@ TEST(SortedHash, AHugeBucketArrayIsMappedAndChargedNotTakenFromTheAllocator) {
   const size_t before_arena = arena.MemoryUsage();
   const size_t before_rss = testing::ResidentBytes();
   auto rep = Make(o, &arena, /*write_buffer_size=*/uint64_t{64} << 20);
-  EXPECT_EQ(rep->BucketBytes(), (size_t{1} << 26) * sizeof(HashTable::Bucket));
+  EXPECT_EQ(rep->BucketBytes(), HashTable::BytesFor(size_t{1} << 26, false));
   EXPECT_LT(arena.MemoryUsage() - before_arena, size_t{1} << 20);
   EXPECT_GE(rep->MemoryUsage(), rep->BucketBytes()) << "charged by the rep";
   EXPECT_LT(testing::ResidentBytes() - before_rss, size_t{128} << 20) << "not touched";

@@ -6,8 +6,8 @@ namespace memrep::columnar {
 
 Status ColumnIndex::Init(Allocator* allocator) {
   allocator_ = allocator;
-  auto first =
-      std::unique_ptr<ColumnTable>(new (std::nothrow) ColumnTable(first_buckets_, &region_));
+  auto first = std::unique_ptr<ColumnTable>(
+      new (std::nothrow) ColumnTable(first_buckets_, &region_, /*with_older=*/false));
   if (first == nullptr) return Status::OutOfMemory("could not allocate a columnar index table");
   Status s = first->Init(allocator);
   if (!s.ok()) return s;
@@ -86,8 +86,8 @@ void ColumnIndex::Grow(size_t row_bytes, uint64_t entries) {
           return Status::OK();
         }
         const uint64_t buckets = std::min(newest.bucket_count() * kGrowth, max_buckets_);
-        auto table =
-            std::unique_ptr<ColumnTable>(new (std::nothrow) ColumnTable(buckets, &region_));
+        auto table = std::unique_ptr<ColumnTable>(
+            new (std::nothrow) ColumnTable(buckets, &region_, /*with_older=*/true));
         if (table == nullptr)
           return Status::OutOfMemory("could not allocate a columnar index table");
         Status s = table->Init(allocator_);

@@ -101,7 +101,10 @@ class ColumnTable {
 
   // REQUIRES: bucket_count >= 1 and < 2^32; the region's unit is
   // kNodeUnitBytes; Init() before any other call.
-  ColumnTable(uint64_t bucket_count, RowRegion* region) : count_(bucket_count), region_(*region) {
+  // with_older: whether the table has older ones below it (and so older
+  // words).
+  ColumnTable(uint64_t bucket_count, RowRegion* region, bool with_older)
+      : count_(bucket_count), with_older_(with_older), region_(*region) {
     MEMREP_ASSERT(bucket_count > 0 && bucket_count < (uint64_t{1} << 32));
   }
   ~ColumnTable() {
@@ -118,19 +121,20 @@ class ColumnTable {
   Status Init(Allocator* allocator) {
     Status s = InitBuckets(allocator);
     // The older words, zeroed with the buckets, follow them.
-    if (s.ok()) older_ = reinterpret_cast<std::atomic<uint64_t>*>(buckets_ + count_);
+    if (s.ok() && with_older_) older_ = reinterpret_cast<std::atomic<uint64_t>*>(buckets_ + count_);
     return s;
   }
 
   uint64_t bucket_count() const { return count_; }
   // The table's bytes: its buckets and their older words.
-  size_t bytes() const { return count_ * kBytesPerBucket; }
+  size_t bytes() const { return count_ * (with_older_ ? kBytesPerBucket : sizeof(Bucket)); }
   // The bytes mapped rather than the Allocator's (the rep charges them).
   size_t MappedBytesCharged() const { return mapped_ ? MappedBytes() : 0; }
 
   // Whether a key of `hash` may be in an older table (ColumnIndex): its bit
   // in its home bucket's older word. relaxed: ColumnIndex orders it.
   bool MayBeOlder(uint64_t hash) const {
+    if (older_ == nullptr) return false;  // nothing older
     return (older_[util::FastRange32(hash, count_)].load(std::memory_order_relaxed) &
             OlderBit(Fingerprint(hash))) != 0;
   }
@@ -319,7 +323,7 @@ class ColumnTable {
   // Loads the older word of the hash's home bucket (ColumnIndex reads it
   // for a key the newest table does not hold).
   void PrefetchOlder(uint64_t hash) const {
-    __builtin_prefetch(&older_[util::FastRange32(hash, count_)]);
+    if (older_ != nullptr) __builtin_prefetch(&older_[util::FastRange32(hash, count_)]);
   }
   // For an insert to come whose bucket is loaded by now: loads the node of
   // the version a fingerprint in its first bucket matches (its header and
@@ -440,6 +444,7 @@ class ColumnTable {
   static constexpr RowRef kSplitMark = 1;
 
   const uint64_t count_;
+  const bool with_older_;
   RowRegion& region_;
   Bucket* buckets_ = nullptr;
   std::atomic<uint64_t>* older_ = nullptr;  // count_ words, after the buckets

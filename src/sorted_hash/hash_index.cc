@@ -7,7 +7,8 @@ namespace memrep::sorted_hash {
 
 Status HashIndex::Init(Allocator* allocator) {
   allocator_ = allocator;
-  auto first = std::unique_ptr<HashTable>(new (std::nothrow) HashTable(first_buckets_, &region_));
+  auto first = std::unique_ptr<HashTable>(
+      new (std::nothrow) HashTable(first_buckets_, &region_, /*with_older=*/false));
   if (first == nullptr) return Status::OutOfMemory("could not allocate a hash table");
   Status s = first->Init(allocator);
   if (!s.ok()) return s;
@@ -36,7 +37,7 @@ bool HashIndex::InsertSeeing(const format::KeyOrder& order, Node* node, RowRef r
     if (tables_.table(i).FindGroup(order, user_key, hash, std::memory_order_seq_cst, &filter) !=
         nullptr) {
       found = i;
-    } else if (i == n - 1 && covered && !HashTable::MayHold(filter, hash)) {
+    } else if (i == n - 1 && covered && !tables_.table(i).MayBeOlder(hash)) {
       break;  // a new key: invariant 8
     }
   }
@@ -105,7 +106,8 @@ void HashIndex::Grow(size_t row_bytes, uint64_t entries) {
           return Status::OK();
         }
         const uint64_t buckets = std::min(newest.bucket_count() * kGrowth, max_buckets_);
-        auto table = std::unique_ptr<HashTable>(new (std::nothrow) HashTable(buckets, &region_));
+        auto table = std::unique_ptr<HashTable>(
+            new (std::nothrow) HashTable(buckets, &region_, /*with_older=*/true));
         if (table == nullptr) return Status::OutOfMemory("could not allocate a hash table");
         Status s = table->Init(allocator_);
         // Out of memory: the tables there are take the keys (longer chains); a

@@ -9,10 +9,10 @@
 //            found the key's group in, else (a new key) the newest
 //
 // Insert looks for the key's group in the newest table, then in the older
-// ones, unless the newest table's filter, which covers every older table's
-// keys once the grower has copied them in (invariant 8), rules the key out
-// (a new key costs one bucket's load, whatever the generations), and links
-// the version there; a new key's group goes to the newest table. A lookup
+// ones, unless the newest table's older words, which hold every older
+// table's keys once the grower has set them (invariant 8), rule the key out
+// (a new key costs a bucket and an older word, whatever the generations),
+// and links the version there; a new key's group goes to the newest table. A lookup
 // searches the tables newest first and stops at the first group it finds:
 // every version of the key is in it, unless two writers linked the same new
 // key into two tables at once, around a growth. Then the writer that linked
@@ -34,24 +34,22 @@
 //     W marks u. A lookup that starts after W's insert returned sees the mark.
 //  7. A version is linked into a group only (never a new group) when the
 //     writer found the group: that creates no second group.
-//  8. Covering (Generations): once table u is covered, a key whose bits
-//     u's filter lacks has no group in any table, for a thread that loaded
-//     the covered flag before the filter. u's grower publishes u (count_,
-//     seq_cst), reads the filters of table u-1 (seq_cst, Cover), ORs them
-//     into u and stores the flag (release). By induction u-1 held the bits
-//     of every key of the tables below it when u's growth began (its own
-//     cover happened before: growers take turns through growing_), but for
-//     keys linked meanwhile. Such a writer W, linking K's group into table
-//     t < u, accessed t's filter seq_cst (HashTable::Link's load or
-//     fetch_or), then loads count_ (seq_cst), marks K's bucket (bits and
-//     split bit) in every table above t that it saw, and loads count_ again
-//     until no new table appears. If W's last load did not see u, it, and
-//     so W's mark of u-1 (or W's access to t = u-1), came before u was
-//     published, and the grower's read of u-1 saw K's bits; else W marked
-//     u. Either way u has K's bits before the flag is set or before W's
-//     insert returns. A writer that finds K's bits in u looks in the older
-//     tables as before; one that finds them absent links a new group, which
-//     is invariant 6's race with a writer not yet returned.
+//  8. Covering (Generations): once table u is covered, a key whose older
+//     bits u lacks has no group in any table, for a thread that loaded the
+//     covered flag before the older word. u's grower publishes u (count_,
+//     seq_cst), reads the heads of every older table (seq_cst, Cover) and
+//     walks their chains, sets each key's older bits in u, and stores the
+//     flag (release). A writer W that links key K's group into an older
+//     table t does so by a seq_cst CAS of t's head, then loads count_
+//     (seq_cst), marks K in every table above t that it saw (split bit and
+//     older bits), and loads count_ again until no new table appears. If
+//     W's CAS came before the grower's load of that head in the seq_cst
+//     order, the grower's walk met K; else the CAS, and W's loads of count_
+//     after it, came after u was published, and W marked u. Either way u has
+//     K's bits before the flag is set or before W's insert returns. A writer
+//     that finds the bits looks in the older tables as before; one that
+//     finds them unset links a new group, which is invariant 6's race with a
+//     writer not yet returned.
 #pragma once
 
 #include <algorithm>
@@ -122,7 +120,11 @@ class HashIndex {
   }
   // For MultiGet: prefetches of the key's bucket, then of its chain's first
   // node, in the newest table (where most keys are).
-  void PrefetchBucket(uint64_t hash) const { tables_.newest().PrefetchBucket(hash); }
+  void PrefetchBucket(uint64_t hash) const {
+    const HashTable& newest = tables_.newest();
+    newest.PrefetchBucket(hash);
+    newest.PrefetchOlder(hash);  // read for a key the newest table lacks
+  }
   void PrefetchHead(uint64_t hash) const { tables_.newest().PrefetchHead(hash); }
 
   int NumTables() const { return tables_.count(); }
@@ -167,7 +169,7 @@ void HashIndex::ForEachVersion(const format::KeyOrder& order, std::string_view i
     const Node* group = table.FindGroup(order, user_key, hash, std::memory_order_acquire, &filter);
     if (group == nullptr) {
       // Ruled out by a filter that covers the older tables: invariant 8.
-      if (i == n - 1 && covered && !HashTable::MayHold(filter, hash)) return;
+      if (i == n - 1 && covered && !table.MayBeOlder(hash)) return;
       continue;
     }
     if ((filter & HashTable::kSplitBit) != 0 && i > 0) {

@@ -11,6 +11,10 @@
 //   filter:  two of 31 bits per user key linked, chosen by hash bits the
 //            bucket's position does not use; bit 31 says that a key of the
 //            bucket may have groups in older tables too (HashIndex).
+//   older:   in a table that has older ones below it, a 64-bit word per 8
+//            buckets, after the buckets: two bits per key of the older
+//            tables whose bucket here is among the 8 (set by Cover and
+//            MarkSplit; HashIndex rules a key out of every older table by it)
 //
 // What the layout buys: an insert of a key the filter has never seen links
 // at the head with one CAS and reads no node (a fill of new keys costs the
@@ -85,9 +89,12 @@ class HashTable {
   };
   static_assert(sizeof(Bucket) == 8, "a bucket is a 4-byte link and a 32-bit filter");
 
-  // REQUIRES: 0 < bucket_count <= 2^32; Init() before any other call.
-  HashTable(uint64_t bucket_count, const RowRegion* region)
-      : count_(bucket_count), region_(*region) {
+  // with_older: whether the table has older ones below it (and so older
+  // words). REQUIRES: 0 < bucket_count <= 2^32; Init() before any other call.
+  HashTable(uint64_t bucket_count, const RowRegion* region, bool with_older)
+      : count_(bucket_count),
+        older_words_(with_older ? (bucket_count + 7) / 8 : 0),
+        region_(*region) {
     MEMREP_ASSERT(bucket_count > 0 && bucket_count <= (uint64_t{1} << 32));
   }
   HashTable(const HashTable&) = delete;
@@ -120,6 +127,7 @@ class HashTable {
                                  "write_buffer_size");
     }
     buckets_ = reinterpret_cast<Bucket*>(p);  // zero: no chain, no filter bit
+    if (older_words_ != 0) older_ = reinterpret_cast<std::atomic<uint64_t>*>(buckets_ + count_);
     return Status::OK();
   }
   ~HashTable() {
@@ -134,7 +142,10 @@ class HashTable {
   // (the rep's MemoryUsage charges them), else 0.
   size_t MappedBytes() const { return mapped_ ? bytes() : 0; }
   uint64_t bucket_count() const { return count_; }
-  size_t bytes() const { return count_ * sizeof(Bucket); }
+  size_t bytes() const { return BytesFor(count_, older_words_ != 0); }
+  static size_t BytesFor(uint64_t bucket_count, bool with_older) {
+    return bucket_count * sizeof(Bucket) + (with_older ? (bucket_count + 7) / 8 * 8 : 0);
+  }
 
   // The outcome of Link.
   enum class Linked { kNewGroup, kVersion, kDuplicate };
@@ -216,25 +227,26 @@ class HashTable {
     return node;
   }
   // Sets the split bit of hash's bucket (HashIndex: the key may have groups
-  // in older tables too) and the key's filter bits (so that the key is
-  // covered: HashIndex, invariant 8). seq_cst: ordered after the caller's
-  // own link.
+  // in older tables too) and the key's older bits (HashIndex, invariant 8).
+  // seq_cst: ordered after the caller's own link. REQUIRES: older words.
   void MarkSplit(uint64_t hash) {
-    BucketOf(hash).filter.fetch_or(kSplitBit | FilterBits(hash), std::memory_order_seq_cst);
+    BucketOf(hash).filter.fetch_or(kSplitBit, std::memory_order_seq_cst);
+    OlderWord(hash).fetch_or(OlderBits(hash), std::memory_order_seq_cst);
+  }
+  // Whether a key of `hash` may be in an older table: its older bits (a
+  // table with none has nothing older). relaxed: HashIndex orders it.
+  bool MayBeOlder(uint64_t hash) const {
+    if (older_ == nullptr) return false;
+    const uint64_t bits = OlderBits(hash);
+    return (OlderWord(hash).load(std::memory_order_relaxed) & bits) == bits;
   }
   static constexpr uint32_t kSplitBit = uint32_t{1} << 31;
-  // Whether a filter word as FindGroup loaded it may hold hash's key.
-  static bool MayHold(uint32_t filter, uint64_t hash) {
-    const uint32_t bits = FilterBits(hash);
-    return (filter & bits) == bits;
-  }
 
-  // Sets, in this table's filters, the bits of every key of `older` where
-  // its hash lands here: afterwards a key whose bits a bucket here lacks has
-  // no node in `older`. Reads every node of `older` (a growth reads each
-  // older table once: about a node for every eight inserts, with
-  // HashIndex's growth of 8). Runs while writers link into both tables;
-  // `older`'s heads are loaded seq_cst (HashIndex, invariant 8).
+  // Sets, in this table's older words, the bits of every key of `older`:
+  // afterwards a key whose older bits are unset has no node in `older`. Reads every node of `older`
+  // (a growth reads each older table once: about a node for every eight inserts, with HashIndex's
+  // growth of 8). Runs while writers link into both tables; `older`'s heads are loaded seq_cst
+  // (HashIndex, invariant 8).
   void Cover(const HashTable& older) {
     // kLanes chains walked in step, each node prefetched a round ahead, so
     // that their cache misses overlap.
@@ -265,11 +277,11 @@ class HashTable {
         if (lane.group_key.data() == nullptr || key != lane.group_key) {
           lane.group_key = key;
           const uint64_t hash = util::Hash(key);
-          const uint32_t bits = FilterBits(hash);
-          std::atomic<uint32_t>& filter = BucketOf(hash).filter;
+          const uint64_t bits = OlderBits(hash);
+          std::atomic<uint64_t>& word = OlderWord(hash);
           // relaxed: Generations publishes the cover (its invariant 4).
-          if ((filter.load(std::memory_order_relaxed) & bits) != bits) {
-            filter.fetch_or(bits, std::memory_order_relaxed);
+          if ((word.load(std::memory_order_relaxed) & bits) != bits) {
+            word.fetch_or(bits, std::memory_order_relaxed);
           }
         }
         lane.node = Next(lane.node);  // invariant 3
@@ -301,6 +313,9 @@ class HashTable {
     return util::Hash(internal_key.substr(0, internal_key.size() - 8));
   }
   void PrefetchBucket(uint64_t hash) const { __builtin_prefetch(&BucketOf(hash)); }
+  void PrefetchOlder(uint64_t hash) const {
+    if (older_ != nullptr) __builtin_prefetch(&OlderWord(hash));
+  }
   void PrefetchHead(uint64_t hash) const {
     const Bucket& bucket = BucketOf(hash);
     const uint32_t bits = FilterBits(hash);
@@ -389,10 +404,20 @@ class HashTable {
     return (uint32_t{1} << (((hash >> 32) & 0xff) % 31)) |
            (uint32_t{1} << (((hash >> 40) & 0xff) % 31));
   }
+  // A key's older word (of its bucket's 8) and two of its 64 bits, from
+  // hash bits neither BucketOf nor FilterBits uses.
+  std::atomic<uint64_t>& OlderWord(uint64_t hash) const {
+    return older_[util::FastRange32(hash, count_) / 8];
+  }
+  static uint64_t OlderBits(uint64_t hash) {
+    return (uint64_t{1} << ((hash >> 48) & 63)) | (uint64_t{1} << ((hash >> 56) & 63));
+  }
 
   const uint64_t count_;
+  const uint64_t older_words_;  // 0: no older table below this one
   const RowRegion& region_;
-  Bucket* buckets_ = nullptr;  // in the allocator's memory, or mapped
+  Bucket* buckets_ = nullptr;               // in the allocator's memory, or mapped
+  std::atomic<uint64_t>* older_ = nullptr;  // older_words_ words, after the buckets
   bool mapped_ = false;
 };
 
