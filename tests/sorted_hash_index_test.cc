@@ -1,7 +1,8 @@
 // The sorted hash rep's growing point index (src/sorted_hash/hash_index.h):
 // it starts small, adds tables as its rows outgrow them, keeps every version
 // of a key findable in order across growths, refuses duplicates across
-// tables, and merges a key that two writers linked into two tables.
+// tables, merges a key that two writers linked into two tables, and its
+// cover (the newest table's older words) holds every older key.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -39,10 +40,13 @@ class IndexFixture {
     EncodeRow(const_cast<char*>(node->row()), EntryView{key, PackTag(seq, 1), value});
     return node;
   }
-  bool Insert(const std::string& key, SequenceNumber seq) {
+  // An insert by a writer that saw `tables` tables (0: all of them).
+  bool Insert(const std::string& key, SequenceNumber seq, int tables = 0) {
     RowRef ref;
     Node* node = NewNode(key, seq, &ref);
-    const bool linked = index_.Insert(order_, node, ref, util::Hash(key));
+    const uint64_t hash = util::Hash(key);
+    const bool linked = tables == 0 ? index_.Insert(order_, node, ref, hash)
+                                    : index_.InsertSeeing(order_, node, ref, hash, tables);
     entries_ += linked;
     index_.MaybeGrow(region_.ChunkBytes(), [&] { return entries_.load(); });
     return linked;
@@ -211,6 +215,54 @@ TEST(SortedHashIndex, ARepOfUnknownSizeStartsWithAFewHundredBytesOfBuckets) {
   for (int i = 0; i < 20000; i += 37) {
     EXPECT_TRUE(rep->Contains(InternalKey(NumberKey(i), 1))) << i;
   }
+}
+
+TEST(SortedHashIndex, ACoverHoldsEveryOlderKeyAndRulesOutTheRest) {
+  for (const auto& counts : {std::pair<uint64_t, uint64_t>{64, 512}, {100, 333}}) {
+    IndexFixture f(counts.first, counts.first, 64);
+    memory::Arena arena;
+    HashTable newer(counts.second, &f.region_, /*with_older=*/true);
+    ASSERT_TRUE(newer.Init(&arena).ok());
+    const int keys = static_cast<int>(counts.first * 4);
+    for (int i = 0; i < keys; ++i) ASSERT_TRUE(f.Insert(NumberKey(i), 1));
+    newer.Cover(f.index_.TableForTest(0));
+    auto may_hold = [&](const std::string& key) { return newer.MayBeOlder(util::Hash(key)); };
+    for (int i = 0; i < keys; ++i) ASSERT_TRUE(may_hold(NumberKey(i))) << i;
+    int ruled_out = 0;
+    for (int i = keys; i < keys + 10000; ++i) ruled_out += !may_hold(NumberKey(i));
+    // Four to ten keys an older word (two bits each of 64): 91-98% of
+    // absent keys are ruled out.
+    EXPECT_GT(ruled_out, 8500) << counts.first << " -> " << counts.second;
+  }
+}
+
+TEST(SortedHashIndex, AKeyLinkedIntoAnOlderTableAfterTheCoverIsFound) {
+  // Writers that loaded the table count before a growth link new keys into
+  // the table they saw as newest, after the grower copied its summary. Each
+  // must put its key into the newer tables' summary (with the split mark),
+  // or a lookup and a duplicate check trusting the newest table miss it.
+  IndexFixture f(/*first=*/4, /*max=*/1 << 20, /*bytes_per_bucket=*/64);
+  for (int i = 0; f.index_.NumTables() < 3; ++i) ASSERT_TRUE(f.Insert(NumberKey(i), 1));
+  for (int i = 0; i < 300; ++i) {
+    const std::string key = "late" + std::to_string(i);
+    ASSERT_TRUE(f.Insert(key, 5, /*tables=*/1 + i % 2));
+    ASSERT_EQ(f.Versions(key), std::vector<SequenceNumber>{5}) << key;
+    ASSERT_FALSE(f.Insert(key, 5)) << key << ": a duplicate";
+    ASSERT_TRUE(f.Insert(key, 6)) << key;
+    ASSERT_EQ(f.Versions(key), (std::vector<SequenceNumber>{6, 5})) << key;
+  }
+}
+
+TEST(SortedHashIndex, AnIndexOfManyTablesFindsEveryKeyAndNoAbsentOne) {
+  IndexFixture f(/*first=*/1, /*max=*/1 << 20, /*bytes_per_bucket=*/16);
+  constexpr int kKeys = 30000;
+  for (int i = 0; i < kKeys; ++i) ASSERT_TRUE(f.Insert(NumberKey(i * 7 % kKeys), 1 + i % 5));
+  ASSERT_GE(f.index_.NumTables(), 5);
+  for (int i = 0; i < kKeys; ++i) {
+    ASSERT_EQ(f.Versions(NumberKey(i * 7 % kKeys)).size(), 1u) << i;
+    ASSERT_FALSE(f.Insert(NumberKey(i * 7 % kKeys), 1 + i % 5)) << i;
+  }
+  for (int i = kKeys; i < kKeys + 1000; ++i) ASSERT_TRUE(f.Versions(NumberKey(i)).empty());
 }
 
 }  // namespace

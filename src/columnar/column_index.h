@@ -11,9 +11,8 @@
 // As HashIndex (sorted_hash/hash_index.h, which says why this is enough):
 // Insert looks for the key in the newest table, then, unless the newest
 // table's older words (a bit per older key: invariant 8) rule it out, in the
-// older ones, and
-// links the version into the chain it finds; a new key goes to the newest
-// table. A lookup searches the tables newest first and stops at the first
+// older ones, and links the version into the chain it finds; a new key goes
+// to the newest table. A lookup searches the tables newest first and stops at the first
 // chain it finds, unless that chain's home bucket has the split mark (two
 // writers linked the same new key into two tables around a growth): then
 // it follows the key's chains of every table, merged by sequence.
@@ -29,9 +28,9 @@
 //  8. Covering (Generations): once table u is covered, a key whose bit u's
 //     older word lacks has no version in any table, for a thread that
 //     loaded the covered flag before the word. The proof is HashIndex's
-//     invariant 8, with the slot claim (and an overflow bucket's link,
-//     seq_cst) for the filter access, and Cover's seq_cst reads of the slots
-//     and older words of table u-1 for the grower's read of its filters.
+//     invariant 8, with the slot claim (and an overflow bucket's link, both
+//     seq_cst) for the head's CAS, and Cover's seq_cst reads of every older
+//     table's slots and overflow links for the grower's reads of the heads.
 #pragma once
 
 #include <algorithm>

@@ -139,7 +139,8 @@ class ColumnTable {
             OlderBit(Fingerprint(hash))) != 0;
   }
   // Sets the split mark of hash's home bucket and the key's older bit.
-  // seq_cst: ordered after the caller's own link (ColumnIndex).
+  // seq_cst: ordered after the caller's own link (ColumnIndex). REQUIRES:
+  // older words.
   void MarkSplit(uint64_t hash) {
     const uint64_t home = util::FastRange32(hash, count_);
     buckets_[home].overflow.fetch_or(kSplitMark, std::memory_order_seq_cst);

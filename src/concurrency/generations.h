@@ -15,12 +15,11 @@
 // rep's ColumnIndex) search the newest table first, and say how a key that
 // two writers linked into two tables at once is found (their headers).
 //
-// Covering: right after a table is published, the grower sets, in a summary
-// the table keeps, every key of the older tables, and then marks it
-// covered. A covered table's summary holds every key of the older
-// tables, so a key it rules out is in no table: a new key costs one table's
-// probe, not one per generation (the indexes' headers say why no key linked
-// around the copy is missed).
+// Covering: right after a table is published, the grower sets every key of
+// the older tables in a summary the new table keeps, then marks it covered.
+// A key a covered table's summary rules out is in no table: a new key costs
+// one table's probe, not one per generation (the indexes' headers say why
+// no key linked while the grower reads is missed).
 //
 // Thread safety: Grow from any thread (one grows at a time, the others go on
 // without waiting); count() and table() from any thread.
@@ -79,9 +78,9 @@ class Generations {
   // If no other thread is growing the index, make(&table) builds the next
   // table (it may fail, with a Status, and then nothing changes) and it is
   // published; then cover(new_table, older) puts the keys of the `older`
-  // tables below it into its summary, and it is marked covered. Returns false, doing nothing,
-  // if another thread was growing or the index has kMaxTables tables. Never
-  // blocks.
+  // tables below it into its summary, and it is marked covered. Returns
+  // false, doing nothing, if another thread was growing or the index has
+  // kMaxTables tables. Never blocks.
   template <typename Make, typename Cover>
   bool Grow(Make&& make, Cover&& cover) {
     // acquire: a grower sees what the previous one published.

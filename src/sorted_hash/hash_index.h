@@ -12,8 +12,9 @@
 // ones, unless the newest table's older words, which hold every older
 // table's keys once the grower has set them (invariant 8), rule the key out
 // (a new key costs a bucket and an older word, whatever the generations),
-// and links the version there; a new key's group goes to the newest table. A lookup
-// searches the tables newest first and stops at the first group it finds:
+// and links the version there; a new key's group goes to the newest table.
+// A lookup searches the tables newest first (stopping where the older words
+// rule the key out) and stops at the first group it finds:
 // every version of the key is in it, unless two writers linked the same new
 // key into two tables at once, around a growth. Then the writer that linked
 // into the older table marks the key's bucket in every newer one (the split
@@ -168,7 +169,7 @@ void HashIndex::ForEachVersion(const format::KeyOrder& order, std::string_view i
     uint32_t filter;
     const Node* group = table.FindGroup(order, user_key, hash, std::memory_order_acquire, &filter);
     if (group == nullptr) {
-      // Ruled out by a filter that covers the older tables: invariant 8.
+      // Ruled out of every older table by the older words: invariant 8.
       if (i == n - 1 && covered && !table.MayBeOlder(hash)) return;
       continue;
     }

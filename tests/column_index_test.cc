@@ -1,8 +1,11 @@
-// The growing point indexes' covering (concurrency/generations.h): the
-// newest table holds a summary of every older table's keys, so a new key is
-// ruled out by one table. These tests check the summary never loses a key
-// (a lookup or a duplicate check that trusted a summary without it would
-// miss the key's versions) and that it does rule keys out.
+// The columnar rep's growing point index (src/columnar/column_index.h) and
+// its cover (concurrency/generations.h): the newest table holds a bit per
+// older key, so a new key is ruled out by one table. These tests check the
+// cover never loses a key (a lookup or a duplicate check that trusted it
+// would miss the key's versions) and that it does rule keys out; and the
+// slot mapping across table sizes the cover relies on (util/fast_range.h).
+#include "columnar/column_index.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,9 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "columnar/column_index.h"
 #include "memory/arena.h"
-#include "sorted_hash/hash_index.h"
 #include "test_util.h"
 #include "util/fast_range.h"
 #include "util/hash64.h"
@@ -52,99 +53,6 @@ TEST(FastRange, SlotsAcrossHoldEveryHashOfTheSlot) {
   util::SlotsAcross((uint64_t{1} << 32) - 1, uint64_t{1} << 32, uint64_t{1} << 32, &first, &last);
   EXPECT_EQ(first, (uint64_t{1} << 32) - 1);
   EXPECT_EQ(last, first);
-}
-
-// --- the sorted hash index -------------------------------------------------
-
-class HashFixture {
- public:
-  HashFixture(uint64_t first, uint64_t max, uint64_t bytes_per_bucket)
-      : region_(&arena_, 4096, sizeof(sorted_hash::Node)),
-        index_(&region_, first, max, bytes_per_bucket) {
-    EXPECT_TRUE(region_.Init().ok());
-    EXPECT_TRUE(index_.Init(&arena_).ok());
-  }
-  sorted_hash::Node* NewNode(const std::string& key, SequenceNumber seq, RowRef* ref) {
-    EXPECT_TRUE(region_.Allocate(RowSize(key.size(), 1), ref).ok());
-    auto* node = new (region_.At(*ref)) sorted_hash::Node();
-    EncodeRow(const_cast<char*>(node->row()), EntryView{key, PackTag(seq, 1), "v"});
-    return node;
-  }
-  // An insert by a writer that saw `tables` tables (0: all of them).
-  bool Insert(const std::string& key, SequenceNumber seq, int tables = 0) {
-    RowRef ref;
-    sorted_hash::Node* node = NewNode(key, seq, &ref);
-    const uint64_t hash = util::Hash(key);
-    const bool linked = tables == 0 ? index_.Insert(order_, node, ref, hash)
-                                    : index_.InsertSeeing(order_, node, ref, hash, tables);
-    entries_ += linked;
-    index_.MaybeGrow(region_.ChunkBytes(), [&] { return entries_; });
-    return linked;
-  }
-  std::vector<SequenceNumber> Versions(const std::string& key) const {
-    std::vector<SequenceNumber> seqs;
-    const std::string ikey = InternalKey(key, kMaxSequenceNumber);
-    index_.ForEachVersion(order_, ikey, sorted_hash::HashIndex::HashOf(ikey),
-                          [&](const sorted_hash::Node* node) {
-                            seqs.push_back(DecodeRow(node->row()).sequence());
-                            return true;
-                          });
-    return seqs;
-  }
-
-  memory::Arena arena_;
-  uint64_t entries_ = 0;
-  memory::RowRegion region_;
-  format::KeyOrder order_{nullptr};
-  sorted_hash::HashIndex index_;
-};
-
-TEST(IndexCover, HashTableCoverHoldsEveryOlderKeyAndRulesOutTheRest) {
-  for (const auto& counts : {std::pair<uint64_t, uint64_t>{64, 512}, {100, 333}}) {
-    HashFixture f(counts.first, counts.first, 64);
-    memory::Arena arena;
-    sorted_hash::HashTable newer(counts.second, &f.region_, /*with_older=*/true);
-    ASSERT_TRUE(newer.Init(&arena).ok());
-    const int keys = static_cast<int>(counts.first * 4);
-    for (int i = 0; i < keys; ++i) ASSERT_TRUE(f.Insert(NumberKey(i), 1));
-    newer.Cover(f.index_.TableForTest(0));
-    auto may_hold = [&](const std::string& key) { return newer.MayBeOlder(util::Hash(key)); };
-    for (int i = 0; i < keys; ++i) ASSERT_TRUE(may_hold(NumberKey(i))) << i;
-    int ruled_out = 0;
-    for (int i = keys; i < keys + 10000; ++i) ruled_out += !may_hold(NumberKey(i));
-    // Four to ten keys an older word (two bits each of 64): 91-98% of
-    // absent keys are ruled out.
-    EXPECT_GT(ruled_out, 8500) << counts.first << " -> " << counts.second;
-  }
-}
-
-TEST(IndexCover, AKeyLinkedIntoAnOlderTableAfterTheCoverIsFound) {
-  // Writers that loaded the table count before a growth link new keys into
-  // the table they saw as newest, after the grower copied its summary. Each
-  // must put its key into the newer tables' summary (with the split mark),
-  // or a lookup and a duplicate check trusting the newest table miss it.
-  HashFixture f(/*first=*/4, /*max=*/1 << 20, /*bytes_per_bucket=*/64);
-  for (int i = 0; f.index_.NumTables() < 3; ++i) ASSERT_TRUE(f.Insert(NumberKey(i), 1));
-  for (int i = 0; i < 300; ++i) {
-    const std::string key = "late" + std::to_string(i);
-    ASSERT_TRUE(f.Insert(key, 5, /*tables=*/1 + i % 2));
-    ASSERT_EQ(f.Versions(key), std::vector<SequenceNumber>{5}) << key;
-    ASSERT_FALSE(f.Insert(key, 5)) << key << ": a duplicate";
-    ASSERT_TRUE(f.Insert(key, 6)) << key;
-    ASSERT_EQ(f.Versions(key), (std::vector<SequenceNumber>{6, 5})) << key;
-  }
-}
-
-TEST(IndexCover, AnIndexOfManyTablesFindsEveryKeyAndNoAbsentOne) {
-  HashFixture f(/*first=*/1, /*max=*/1 << 20, /*bytes_per_bucket=*/16);
-  constexpr int kKeys = 30000;
-  for (int i = 0; i < kKeys; ++i) ASSERT_TRUE(f.Insert(NumberKey(i * 7 % kKeys), 1 + i % 5));
-  ASSERT_GE(f.index_.NumTables(), 5);
-  for (int i = 0; i < kKeys; ++i) {
-    ASSERT_EQ(f.Versions(NumberKey(i * 7 % kKeys)).size(), 1u) << i;
-    ASSERT_FALSE(f.Insert(NumberKey(i * 7 % kKeys), 1 + i % 5)) << i;
-  }
-  for (int i = kKeys; i < kKeys + 1000; ++i) ASSERT_TRUE(f.Versions(NumberKey(i)).empty());
 }
 
 // --- the columnar index ----------------------------------------------------
@@ -200,7 +108,7 @@ class ColumnFixture {
 
 using Result = columnar::ColumnIndex::Result;
 
-TEST(IndexCover, ColumnTableCoverHoldsEveryOlderKeyAndRulesOutTheRest) {
+TEST(ColumnIndex, ACoverHoldsEveryOlderKeyAndRulesOutTheRest) {
   for (const auto& counts : {std::pair<uint64_t, uint64_t>{8, 32}, {100, 333}}) {
     ColumnFixture f(counts.first, counts.first, 64);
     memory::Arena arena;
@@ -220,7 +128,7 @@ TEST(IndexCover, ColumnTableCoverHoldsEveryOlderKeyAndRulesOutTheRest) {
   }
 }
 
-TEST(IndexCover, AColumnKeyLinkedIntoAnOlderTableAfterTheCoverIsFound) {
+TEST(ColumnIndex, AKeyLinkedIntoAnOlderTableAfterTheCoverIsFound) {
   ColumnFixture f(/*first=*/2, /*max=*/1 << 20, /*bytes_per_bucket=*/64);
   for (int i = 0; f.index_.NumTables() < 3; ++i) {
     ASSERT_EQ(f.Insert(NumberKey(i), 1), Result::kLinked);
@@ -235,7 +143,7 @@ TEST(IndexCover, AColumnKeyLinkedIntoAnOlderTableAfterTheCoverIsFound) {
   }
 }
 
-TEST(IndexCover, AColumnIndexOfManyTablesFindsEveryKeyAndNoAbsentOne) {
+TEST(ColumnIndex, AnIndexOfManyTablesFindsEveryKeyAndNoAbsentOne) {
   ColumnFixture f(/*first=*/1, /*max=*/1 << 20, /*bytes_per_bucket=*/16);
   constexpr int kKeys = 30000;
   for (int i = 0; i < kKeys; ++i) {
@@ -249,7 +157,7 @@ TEST(IndexCover, AColumnIndexOfManyTablesFindsEveryKeyAndNoAbsentOne) {
   for (int i = kKeys; i < kKeys + 1000; ++i) ASSERT_TRUE(f.Versions(NumberKey(i)).empty());
 }
 
-TEST(IndexCover, ColumnWritersRacingAcrossGrowthsLoseNoKey) {
+TEST(ColumnIndex, WritersRacingAcrossGrowthsLoseNoKey) {
   // Tiny tables that grow every few rows, so that growths (and their covers)
   // run while the other writers link new keys and versions of shared ones;
   // a reader looks for keys already inserted meanwhile. Under TSan this
