@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "memrep/registry.h"
+#include "memrep/vector.h"
 
 namespace memrep {
 namespace {
@@ -51,6 +52,22 @@ TEST(MemTable, RefusesBadInputWithClearErrors) {
   s = MemTable::Open("id=memrep.SortedHash; max_runs=0", &none);
   EXPECT_TRUE(s.IsInvalidArgument());
   EXPECT_NE(s.message().find("max_runs"), std::string::npos);
+  EXPECT_EQ(none, nullptr);
+  MemTableOptions big;
+  big.rep = "id=memrep.Trie; mem_cap=64M";
+  big.write_buffer_size = uint64_t{64} << 20;
+  s = MemTable::Open(big, &none);
+  EXPECT_TRUE(s.IsInvalidArgument()) << "a trie region must leave a quarter free";
+  EXPECT_NE(s.message().find("raise mem_cap to at least"), std::string::npos) << s.ToString();
+  EXPECT_EQ(none, nullptr);
+  big.write_buffer_size = uint64_t{48} << 20;
+  EXPECT_TRUE(MemTable::Open(big, &none).ok()) << "3/4 of mem_cap fits";
+  none.reset();
+  big.rep = "memrep.Vector";
+  big.write_buffer_size = VectorOptions::kMaxWriteBufferSize + 1;
+  s = MemTable::Open(big, &none);
+  EXPECT_TRUE(s.IsInvalidArgument());
+  EXPECT_NE(s.message().find("32-bit references"), std::string::npos) << s.ToString();
   EXPECT_EQ(none, nullptr);
   s = MemTable::Open("memrep.NoSuchRep", &none);
   EXPECT_TRUE(s.IsInvalidArgument());

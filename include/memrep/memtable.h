@@ -46,7 +46,9 @@ struct MemTableOptions {
   // (RepTraits::comparators; Open refuses it otherwise).
   const UserKeyComparator* comparator = nullptr;
   // About how many bytes of entries the table will hold before the engine
-  // switches it; reps size their indexes from it.
+  // switches it; reps size their indexes from it. Open refuses one larger
+  // than the rep holds (InvalidArgument: a trie's 3/4 of mem_cap, the
+  // others' kMaxWriteBufferSize).
   uint64_t write_buffer_size = uint64_t{64} << 20;
   // Where the rep takes its memory for entries (must outlive the MemTable);
   // nullptr: memrep's own arena, released with the MemTable.

@@ -83,6 +83,11 @@ Status MemTable::OpenGuarded(const MemTableOptions& options, std::unique_ptr<Mem
   }
   s = spec.CheckComparator(options.comparator);
   if (!s.ok()) return s;
+  // Standalone, the engine says how large the table grows, so a rep that
+  // cannot hold that much is refused here, before any write (inside RocksDB a
+  // rep asks for a switch instead: rocksdb/rep_factory.cc, ValidateOptions).
+  s = spec.CheckWriteBufferSize(options.write_buffer_size);
+  if (!s.ok()) return s;
   auto impl = std::make_unique<Impl>(options, std::move(spec));
   RepContext context;
   context.allocator = options.allocator != nullptr ? options.allocator : &impl->arena;

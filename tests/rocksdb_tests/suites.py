@@ -3,7 +3,7 @@
 LONG (--long): every test of these binaries. CI (the default, scripts/test.sh's
 rocksdbtests lane): the tests that lean on the memtable most, as gtest
 filters per binary, chosen to fit about 6-8 minutes on 2 cores for the skip
-list and every rep, the build from a fresh clone included (docs/testing.md
+list and every rep, the build from a fresh clone included (docs/results/2026-11-29-ci-times.md
 has the measured time). A binary absent from CI is not built by the default.
 """
 
