@@ -1,22 +1,6 @@
 #include "columnar/column_index.h"
 
-#include <new>
-
 namespace memrep::columnar {
-
-Status ColumnIndex::Init(Allocator* allocator) {
-  allocator_ = allocator;
-  auto first = std::unique_ptr<ColumnTable>(
-      new (std::nothrow) ColumnTable(first_buckets_, &region_, /*with_older=*/false));
-  if (first == nullptr) return Status::OutOfMemory("could not allocate a columnar index table");
-  Status s = first->Init(allocator);
-  if (!s.ok()) return s;
-  tables_.InitFirst(std::move(first));
-  if (first_buckets_ < max_buckets_) {
-    grow_at_.store(first_buckets_ * bytes_per_bucket_, std::memory_order_relaxed);
-  }
-  return Status::OK();
-}
 
 ColumnIndex::Result ColumnIndex::InsertSeeing(const format::KeyOrder& order, RowRef ref,
                                               uint64_t hash, OverflowStash* stash, int n) {
@@ -72,54 +56,6 @@ int ColumnIndex::FindChains(const format::KeyOrder& order, std::string_view user
     return found;
   }
   return 0;
-}
-
-void ColumnIndex::Grow(size_t row_bytes, uint64_t entries) {
-  tables_.Grow(
-      [&](std::unique_ptr<ColumnTable>* out) {
-        // Under the grower's flag: the check holds (Generations).
-        const ColumnTable& newest = tables_.newest();
-        if (row_bytes <= newest.bucket_count() * bytes_per_bucket_) return Status::OK();
-        if (entries <= newest.bucket_count() * kEntriesPerBucket) {
-          // Big rows, few of them: look again once the rows grew by a quarter.
-          grow_at_.store(row_bytes + row_bytes / 4, std::memory_order_relaxed);
-          return Status::OK();
-        }
-        const uint64_t buckets = std::min(newest.bucket_count() * kGrowth, max_buckets_);
-        auto table = std::unique_ptr<ColumnTable>(
-            new (std::nothrow) ColumnTable(buckets, &region_, /*with_older=*/true));
-        if (table == nullptr)
-          return Status::OutOfMemory("could not allocate a columnar index table");
-        Status s = table->Init(allocator_);
-        if (!s.ok()) return s;  // the tables there are take the keys; a later insert tries again
-        grow_at_.store(buckets < max_buckets_ && tables_.count() + 1 < kMaxTables
-                           ? buckets * bytes_per_bucket_
-                           : ~uint64_t{0},
-                       std::memory_order_relaxed);
-        *out = std::move(table);
-        return Status::OK();
-      },
-      [&](ColumnTable& table, int older) {
-        for (int i = 0; i < older; ++i) table.Cover(tables_.table(i));
-      });
-}
-
-size_t ColumnIndex::bytes() const {
-  size_t total = 0;
-  for (int i = 0, n = tables_.count(); i < n; ++i) total += tables_.table(i).bytes();
-  return total;
-}
-
-size_t ColumnIndex::MappedBytes() const {
-  size_t total = 0;
-  for (int i = 0, n = tables_.count(); i < n; ++i) total += tables_.table(i).MappedBytesCharged();
-  return total;
-}
-
-uint64_t ColumnIndex::overflow_buckets() const {
-  uint64_t total = 0;
-  for (int i = 0, n = tables_.count(); i < n; ++i) total += tables_.table(i).overflow_buckets();
-  return total;
 }
 
 }  // namespace memrep::columnar

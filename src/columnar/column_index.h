@@ -40,7 +40,7 @@
 #include <string_view>
 
 #include "columnar/column_table.h"
-#include "concurrency/generations.h"
+#include "concurrency/growing_tables.h"
 
 namespace memrep::columnar {
 
@@ -59,14 +59,13 @@ class ColumnIndex {
   ColumnIndex(RowRegion* region, uint64_t first_buckets, uint64_t max_buckets,
               uint64_t bytes_per_bucket)
       : region_(*region),
-        first_buckets_(first_buckets),
-        max_buckets_(max_buckets),
-        bytes_per_bucket_(bytes_per_bucket) {}
+        tables_(region, {first_buckets, max_buckets, bytes_per_bucket, kEntriesPerBucket, kGrowth},
+                "columnar index table") {}
   ColumnIndex(const ColumnIndex&) = delete;
   ColumnIndex& operator=(const ColumnIndex&) = delete;
 
   // The first table, from `allocator`, which later tables come from too.
-  Status Init(Allocator* allocator);
+  Status Init(Allocator* allocator) { return tables_.Init(allocator); }
 
   // Links node `ref` under its user key (whose hash is `hash`): ColumnTable's
   // results, across the tables.
@@ -88,10 +87,10 @@ class ColumnIndex {
   }
 
   // Adds a table if the rows (their bytes, and entries(), how many) have
-  // outgrown the newest, as HashIndex::MaybeGrow: one relaxed load when not.
+  // outgrown the newest (GrowingTables::MaybeGrow): one relaxed load when not.
   template <typename Entries>
   void MaybeGrow(size_t row_bytes, Entries&& entries) {
-    if (row_bytes > grow_at_.load(std::memory_order_relaxed)) Grow(row_bytes, entries());  // a hint
+    tables_.MaybeGrow(row_bytes, entries);
   }
 
   // Prefetches in the newest table (where most keys are).
@@ -111,19 +110,14 @@ class ColumnIndex {
   int NumTables() const { return tables_.count(); }
   // Table i, for tests. REQUIRES: i < NumTables().
   const ColumnTable& TableForTest(int i) const { return tables_.table(i); }
-  size_t bytes() const;
+  size_t bytes() const { return tables_.Sum(&ColumnTable::bytes); }
   // What the rep charges: the tables mapped rather than the Allocator's.
-  size_t MappedBytes() const;
-  uint64_t overflow_buckets() const;
+  size_t MappedBytes() const { return tables_.Sum(&ColumnTable::MappedBytesCharged); }
+  uint64_t overflow_buckets() const { return tables_.Sum(&ColumnTable::overflow_buckets); }
 
  private:
-  void Grow(size_t row_bytes, uint64_t entries);
-
   RowRegion& region_;
-  const uint64_t first_buckets_, max_buckets_, bytes_per_bucket_;
-  Allocator* allocator_ = nullptr;
-  concurrency::Generations<ColumnTable, kMaxTables> tables_;
-  std::atomic<uint64_t> grow_at_{~uint64_t{0}};  // the rows that outgrow the newest table
+  concurrency::GrowingTables<ColumnTable, kMaxTables, RowRegion> tables_;
 };
 
 }  // namespace memrep::columnar

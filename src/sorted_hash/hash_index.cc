@@ -1,23 +1,8 @@
 #include "sorted_hash/hash_index.h"
 
 #include <memory>
-#include <new>
 
 namespace memrep::sorted_hash {
-
-Status HashIndex::Init(Allocator* allocator) {
-  allocator_ = allocator;
-  auto first = std::unique_ptr<HashTable>(
-      new (std::nothrow) HashTable(first_buckets_, &region_, /*with_older=*/false));
-  if (first == nullptr) return Status::OutOfMemory("could not allocate a hash table");
-  Status s = first->Init(allocator);
-  if (!s.ok()) return s;
-  tables_.InitFirst(std::move(first));
-  if (first_buckets_ < max_buckets_) {
-    grow_at_.store(first_buckets_ * bytes_per_bucket_, std::memory_order_relaxed);
-  }
-  return Status::OK();
-}
 
 bool HashIndex::Insert(const format::KeyOrder& order, Node* node, RowRef ref, uint64_t hash) {
   // seq_cst: invariant 6.
@@ -91,51 +76,6 @@ bool HashIndex::Contains(const format::KeyOrder& order, std::string_view interna
     return false;  // the first version at or below seq decides
   });
   return found;
-}
-
-void HashIndex::Grow(size_t row_bytes, uint64_t entries) {
-  tables_.Grow(
-      [&](std::unique_ptr<HashTable>* out) {
-        // Under the grower's flag: only this thread reads or changes grow_at_
-        // and the newest table's count now, so the check holds.
-        const HashTable& newest = tables_.newest();
-        if (row_bytes <= newest.bucket_count() * bytes_per_bucket_) return Status::OK();
-        if (entries <= newest.bucket_count() * kEntriesPerBucket) {
-          // Big rows, few of them: look again once the rows grew by a quarter.
-          grow_at_.store(row_bytes + row_bytes / 4, std::memory_order_relaxed);
-          return Status::OK();
-        }
-        const uint64_t buckets = std::min(newest.bucket_count() * kGrowth, max_buckets_);
-        auto table = std::unique_ptr<HashTable>(
-            new (std::nothrow) HashTable(buckets, &region_, /*with_older=*/true));
-        if (table == nullptr) return Status::OutOfMemory("could not allocate a hash table");
-        Status s = table->Init(allocator_);
-        // Out of memory: the tables there are take the keys (longer chains); a
-        // later insert tries again.
-        if (!s.ok()) return s;
-        // relaxed: a hint (MaybeGrow).
-        grow_at_.store(buckets < max_buckets_ && tables_.count() + 1 < kMaxTables
-                           ? buckets * bytes_per_bucket_
-                           : ~uint64_t{0},
-                       std::memory_order_relaxed);
-        *out = std::move(table);
-        return Status::OK();
-      },
-      [&](HashTable& table, int older) {
-        for (int i = 0; i < older; ++i) table.Cover(tables_.table(i));
-      });
-}
-
-size_t HashIndex::bytes() const {
-  size_t total = 0;
-  for (int i = 0, n = tables_.count(); i < n; ++i) total += tables_.table(i).bytes();
-  return total;
-}
-
-size_t HashIndex::MappedBytes() const {
-  size_t total = 0;
-  for (int i = 0, n = tables_.count(); i < n; ++i) total += tables_.table(i).MappedBytes();
-  return total;
 }
 
 }  // namespace memrep::sorted_hash

@@ -58,7 +58,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "concurrency/generations.h"
+#include "concurrency/growing_tables.h"
 #include "sorted_hash/hash_table.h"
 
 namespace memrep::sorted_hash {
@@ -79,15 +79,14 @@ class HashIndex {
   HashIndex(const RowRegion* region, uint64_t first_buckets, uint64_t max_buckets,
             uint64_t bytes_per_bucket)
       : region_(*region),
-        first_buckets_(first_buckets),
-        max_buckets_(max_buckets),
-        bytes_per_bucket_(bytes_per_bucket) {}
+        tables_(region, {first_buckets, max_buckets, bytes_per_bucket, kEntriesPerBucket, kGrowth},
+                "hash table") {}
   HashIndex(const HashIndex&) = delete;
   HashIndex& operator=(const HashIndex&) = delete;
 
   // The first table, from `allocator`, which later tables come from too.
   // OutOfMemory if it cannot be had.
-  Status Init(Allocator* allocator);
+  Status Init(Allocator* allocator) { return tables_.Init(allocator); }
 
   // Links `node` (whose reference is `ref`; its user key hashes to `hash`).
   // Returns false, linking nothing, if a node of the same user key and
@@ -112,8 +111,7 @@ class HashIndex {
   // not: one relaxed load; entries() is called only then.
   template <typename Entries>
   void MaybeGrow(size_t row_bytes, Entries&& entries) {
-    // relaxed: a hint; Grow checks again.
-    if (row_bytes > grow_at_.load(std::memory_order_relaxed)) Grow(row_bytes, entries());
+    tables_.MaybeGrow(row_bytes, entries);
   }
 
   static uint64_t HashOf(std::string_view internal_key) {
@@ -132,13 +130,12 @@ class HashIndex {
   // Table i, for tests. REQUIRES: i < NumTables().
   const HashTable& TableForTest(int i) const { return tables_.table(i); }
   // The buckets' bytes, of every table.
-  size_t bytes() const;
+  size_t bytes() const { return tables_.Sum(&HashTable::bytes); }
   // The bytes of the tables mapped rather than taken from the Allocator
   // (the rep's MemoryUsage charges them).
-  size_t MappedBytes() const;
+  size_t MappedBytes() const { return tables_.Sum(&HashTable::MappedBytes); }
 
  private:
-  void Grow(size_t row_bytes, uint64_t entries);
   // Whether a table below `tables` other than `found` holds a version of
   // user_key at `seq` (a split key's duplicate).
   bool InAnotherGroup(const format::KeyOrder& order, int tables, std::string_view user_key,
@@ -149,11 +146,7 @@ class HashIndex {
                      uint64_t hash, int tables, Fn& fn) const;
 
   const RowRegion& region_;
-  const uint64_t first_buckets_, max_buckets_, bytes_per_bucket_;
-  Allocator* allocator_ = nullptr;
-  concurrency::Generations<HashTable, kMaxTables> tables_;
-  // The rows above which the newest table is outgrown (~0: never).
-  std::atomic<uint64_t> grow_at_{~uint64_t{0}};
+  concurrency::GrowingTables<HashTable, kMaxTables, const RowRegion> tables_;
 };
 
 template <typename Fn>
