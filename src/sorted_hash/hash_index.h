@@ -78,8 +78,7 @@ class HashIndex {
   // REQUIRES: 0 < first_buckets <= max_buckets <= 2^32.
   HashIndex(const RowRegion* region, uint64_t first_buckets, uint64_t max_buckets,
             uint64_t bytes_per_bucket)
-      : region_(*region),
-        tables_(region, {first_buckets, max_buckets, bytes_per_bucket, kEntriesPerBucket, kGrowth},
+      : tables_(region, {first_buckets, max_buckets, bytes_per_bucket, kEntriesPerBucket, kGrowth},
                 "hash table") {}
   HashIndex(const HashIndex&) = delete;
   HashIndex& operator=(const HashIndex&) = delete;
@@ -145,7 +144,6 @@ class HashIndex {
   void MergeVersions(const format::KeyOrder& order, std::string_view user_key, uint64_t seq,
                      uint64_t hash, int tables, Fn& fn) const;
 
-  const RowRegion& region_;
   concurrency::GrowingTables<HashTable, kMaxTables, const RowRegion> tables_;
 };
 
