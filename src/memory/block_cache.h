@@ -7,9 +7,7 @@
 //    allocated it, under that arena's lock, which sends a thread that finds
 //    it held to sleep in the kernel: readers that drop levels a writer made
 //    queue on the writer's arena while the writer allocates the next ones
-//    (memrep_bench seekwhilewriting, vector rep, 1 writer + 15 readers on 2
-//    cores: about 5,500 such sleeps in one run, in freeing or
-//    allocating a run's arrays or objects or its tail's; none since);
+//    (the counts: docs/results/2026-11-28-matrix-2-cores-aac058f-block-cache.md);
 //  - once a mapped block is freed, glibc raises its mmap threshold (up to
 //    32 MiB) and serves later blocks of that size from its heap, where freed
 //    memory mostly stays resident without bound.

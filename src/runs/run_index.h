@@ -1,77 +1,18 @@
 // RunIndex: an ordered index of a rep's rows built from sorted runs. Rows are
 // pushed in insertion order on a WriteList; a background strand cuts the
-// list into sorted runs and merges runs; readers take Views (the runs plus a
+// list into sorted runs and merges runs; readers take views (the runs plus a
 // sorted tail of what no run holds yet) and walk them with a MergingCursor.
 //
 //   Push ──► WriteList (16 lock-free stacks, by writer thread)
 //               │ cut: the rows after RunSet::covered
 //               ▼
-//   strand ──► RunSet { SortedRun... } ──► Views ──► RunIterator
+//   strand ──► RunSet { SortedRun... } ──► RunViews ──► RunIterator
 //               ▲ merge: the two smallest similar runs
 //
-// Reps build on it: the sorted hash rep is a hash index plus a RunIndex; an
-// append-only vector rep is a RunIndex alone.
-//
-// Thread safety: Push from any thread (no lock and no cache line all writers
-// share, except every background_cut rows of a thread while readers are
-// present, and every kTailStep rows then: see Help and RefreshTail below). Snapshot from any
-// thread: it takes RunSetHolder's and the tail cache's spin locks for a pointer copy each (no
-// sleep in the kernel: concurrency/spin_lock.h), and where at least
-// seal_threshold rows are in no run, sort_mu_ for one sort of them (so that they are sorted once).
-// Background work runs as one SerialTask on the rep's BackgroundPool, and it and the writers' Help
-// hold work_mu_ to pick and make cuts and merges, so those never overlap one another
-// (QuietDetector's single caller), while other reps' tasks run in parallel on the pool's other
-// threads. One exception: the strand makes a big merge (more than BigMergeRows) without work_mu_,
-// its inputs set aside in merging_ so that no other merge picks them (RunSetHolder::PublishMerge
-// then finds every input of every merge still in the set).
-//  - a cut is requested each time a writer thread has pushed background_cut
-//    rows, and again after kRecheckPeriod while unsorted rows or several runs
-//    remain;
-//  - when no row arrived for a whole recheck period (and no writer came to
-//    help for kReaderWindowMs: see below), or after Freeze, a task sorts
-//    everything into one run, so a frozen or idle index is one array;
-//  - Freeze only flags and requests: it never waits for a sort;
-//  - while the index has readers (a Snapshot in the last kReaderWindowMs),
-//    a writer thread whose shard has taken background_cut more rows does
-//    that work itself (Help): it cuts and merges, as the strand would,
-//    unless another thread is doing it, and waits for that thread only when
-//    more than HelpBound() rows are in no run. So a writer cannot outrun the
-//    sorting that readers need: the rows a reader finds in no run stay
-//    bounded, whatever the writers' rate, the strand's lag or the cores the
-//    writers hold. With no reader, writers only request the strand's work,
-//    as before;
-//  - while writers come to help (within kReaderWindowMs), the strand leaves
-//    them all the cutting and merging, and a whole-index merge waits until
-//    they stop coming: a writer that lost its core for a recheck period is
-//    not an idle index. So the strand, an extra thread, takes no core from a
-//    reader for work a writer does anyway, and a helping writer finds
-//    work_mu_ free (a strand merging a whole index under work_mu_ at its
-//    share of a core held the writers up while readers sealed runs nobody
-//    merged: docs/results/2026-11-27-matrix-2-cores-080ad7a-strand-stays-out.md).
-//    Where the strand does work beside
-//    writers (before they help, or after a pause), its big merges
-//    (BigMergeRows) run without work_mu_ (above);
-//  - while the index has readers, a writer thread also sorts the rows after
-//    the shared tail into it every kTailStep of its rows (RefreshTail; one
-//    writer at a time, the others write on), so that a reader sorts for its
-//    own view only the rows since the last refresh, as one small level that
-//    it neither merges nor shares: a reader beside a fast writer no longer
-//    pays for merging the tail's levels, and a Get or a Seek sorts at most
-//    kPrivateTailMax rows (more only when no writer has refreshed: then it
-//    merges them into the shared tail once, for all readers);
-//  - while iterators seek beside writers, the cuts and merges also merge
-//    the runs below the biggest into one, as far as the seeks since the last
-//    step pay for the rows copied (kSeekMergeRows): a seek searches each run,
-//    so readers that seek often get two runs where the ratio rule alone
-//    keeps three or four; point reads, which skip runs by their filters,
-//    pay for nothing, and with no reader nothing changes;
-//  - Close (the rep's destructor) cancels: a running merge stops within
-//    SortedRun::kCancelCheck rows and queued tasks do nothing, so destroying
-//    a rep never waits for a big merge. A running cut (a sort of the rows that
-//    arrived since the last one: a few thousand with the default options)
-//    finishes first.
-// The index is reference counted: queued tasks hold it, so it outlives the
-// rep that made it until they have run (and returned at once).
+// Thread safety: Push from any thread, with no lock; views from any thread
+// (ReaderSlots, run_view.h); the background work is one SerialTask on the
+// rep's BackgroundPool, and writers share it while readers are present. The
+// rules, their locks and their reasons: docs/runs.md.
 #pragma once
 
 #include <atomic>
@@ -81,51 +22,28 @@
 
 #include "concurrency/background_pool.h"
 #include "concurrency/mutex.h"
-#include "concurrency/per_thread.h"
 #include "concurrency/quiet_detector.h"
 #include "concurrency/serial_task.h"
 #include "concurrency/shared_writes.h"
 #include "concurrency/spin_lock.h"
 #include "format/key_order.h"
 #include "memrep/status.h"
+#include "runs/reader_slots.h"
+#include "runs/run_index_options.h"
+#include "runs/run_index_stats.h"
 #include "runs/run_points.h"
 #include "runs/run_set.h"
+#include "runs/run_view.h"
+#include "runs/work_state.h"
 #include "runs/write_list.h"
 
 namespace memrep::runs {
 
-struct RunIndexOptions {
-  // An iterator that finds at least this many unsorted rows publishes them
-  // as a new run (the background strand normally cuts them first).
-  uint32_t seal_threshold = 8192;
-  // A cut is requested each time a writer thread has pushed this many rows.
-  uint32_t background_cut = 4096;
-  // Sorted runs kept at most while writes continue; more are merged.
-  uint32_t max_runs = 8;
-  // How published runs are laid out: kAuto keeps every prefix of runs up to
-  // SortedRun::kPrefixedRunMax entries (faster searches while writes
-  // continue, charged in MemoryUsage); kFenced keeps fences only (fewer
-  // bytes per entry).
-  SortedRun::Layout run_layout = SortedRun::Layout::kAuto;
-  // Background cuts wait while at least as many writer threads as the
-  // machine has cores pushed since the last task: sorting would then take a
-  // core from a writer. Readers sort what they need meanwhile, and the strand
-  // catches up once writers are fewer, pause or Freeze. Merges still keep
-  // the runs that readers seal within max_runs, so reads stay bounded.
-  bool yield_to_writers = false;
-  // Published runs keep a point filter (SortedRun::Filter::kPoint, about one
-  // byte per entry) for reps whose point reads search the runs (Get and
-  // MultiGet: a run that cannot hold the key is skipped). Ignored under a
-  // custom comparator, whose equal keys need not be equal bytes.
-  bool point_filters = false;
-  // While iterators seek beside writers, merge the runs below the biggest
-  // as far as the seeks pay for it (kSeekRuns, kSeekMergeRows). false:
-  // max_runs alone bounds the runs.
-  bool seek_merges = true;
-};
-
 class RunIndex : public std::enable_shared_from_this<RunIndex> {
  public:
+  using Tail = SharedTail;
+  using View = RunView;
+
   // REQUIRES: every node of `region` begins with its write-list link
   // (WriteList::kLinkBytes); region, order and pool outlive the index.
   RunIndex(const RunIndexOptions& options, const format::KeyOrder& order, const RowRegion& region,
@@ -142,6 +60,8 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   ~RunIndex();
 
   const format::KeyOrder& order() const { return order_; }
+
+  // ---- Writes (this header) ----
 
   // Adds the node `ref`, whose row is complete: it becomes visible to
   // Snapshot, and is sorted in the background. exclusive: no other thread
@@ -161,68 +81,11 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   static constexpr uint64_t kTailStep = 16;
   // A reader that finds at most this many rows after the shared tail sorts
   // them for itself, as one more level of its view, and leaves the shared
-  // tail alone: writers refresh it (RefreshTail), so a reader pays for the
-  // rows since the last refresh only, and merges nothing. More rows (no
-  // writer has refreshed it: readers just arrived, or many writers) are
-  // merged into the shared tail once, as before.
+  // tail alone; more (no writer has refreshed it) are merged into the shared
+  // tail once, for all readers.
   static constexpr size_t kPrivateTailMax = 4 * kTailStep;
 
-  // The rows pushed after a run set's `covered` heads up to `heads`, sorted
-  // into a few runs that keep every prefix (`levels`, biggest first, each
-  // more than kTailRatio times the next). A snapshot sorts only what was
-  // pushed since the last one into a new smallest level, then merges the two
-  // smallest while that ratio is broken. So a row is copied about kTailRatio
-  // times per level, log_kTailRatio(tail size) levels in all, however often
-  // snapshots come, and a reader searches a handful of levels.
-  // Immutable once published: the tail cache and the views that read it
-  // share one by reference count (one count per view, not one per level).
-  struct Tail {
-    static constexpr size_t kTailRatio = 8;
-    WriteList::Heads covered{};
-    uint64_t covered_entries = 0;  // orders the tails of different cuts
-    WriteList::Heads heads{};
-    // In the block cache, as the tail itself: readers let go of the last
-    // reference to a tail that a writer made.
-    std::vector<std::shared_ptr<const SortedRun>,
-                memory::BlockAllocator<std::shared_ptr<const SortedRun>>>
-        levels;
-    size_t size() const {
-      size_t n = 0;
-      for (const auto& level : levels) n += level->size();
-      return n;
-    }
-  };
-
-  // What an iterator reads: the runs of a RunSet, the shared tail after it,
-  // and the reader's own level of the few rows after that (BuildTail's rows
-  // since a writer's refresh, or Extend's): neither cached nor shared.
-  struct View {
-    std::shared_ptr<const RunSet> set;
-    std::shared_ptr<const Tail> tail;      // nullptr: no shared level
-    std::shared_ptr<const SortedRun> own;  // nullptr: no own level
-    WriteList::Heads rows_to{};            // every row up to these heads
-    const WriteList::Heads& heads() const { return rows_to; }
-    // Rows in the tail's levels and the own level.
-    size_t TailSize() const {
-      return (tail != nullptr ? tail->size() : 0) + (own != nullptr ? own->size() : 0);
-    }
-    // fn(const SortedRun*) for each level after the runs: the shared tail's
-    // (biggest first), then the own level.
-    template <typename Fn>
-    void ForEachLevel(Fn&& fn) const {
-      if (tail != nullptr) {
-        for (const auto& level : tail->levels) fn(level.get());
-      }
-      if (own != nullptr) fn(own.get());
-    }
-    // fn(const SortedRun*) for every source of rows: the set's runs, then
-    // ForEachLevel's.
-    template <typename Fn>
-    void ForEachSource(Fn&& fn) const {
-      for (const auto& run : set->runs) fn(run.get());
-      ForEachLevel(fn);
-    }
-  };
+  // ---- Views (run_index.cc) ----
 
   // A view of every row pushed so far. The tail is built from the last
   // snapshot's (kept in the index), sorting only the rows pushed since.
@@ -251,7 +114,7 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   void WithReadView(Fn&& fn) {
     ReaderSlot& slot = readers_.Mine();
     // acquire: the view a thread that shared this slot left in it is
-    // complete (pairs with the release below).
+    // complete (reader_slots.h, invariant 1).
     if (slot.busy.exchange(true, std::memory_order_acquire)) {
       const View view = Snapshot();
       fn(view);
@@ -287,7 +150,7 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   // Gives a view that ReaderView lent back to the calling thread's slot, for
   // its next read to extend, if the slot is empty and the view's run set is
   // still the current one; else lets it go (a stale view would keep runs
-  // that a merge replaced alive).
+  // that a merge replaced alive: reader_slots.h, invariant 3).
   void ReturnView(View view) {
     if (view.set == nullptr) return;
     ReaderSlot& slot = readers_.Mine();
@@ -298,16 +161,23 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
     }
   }
 
-  // Read-only from now on: the strand sorts everything into one run.
+  // ---- Life (run_index.cc) ----
+
+  // Read-only from now on: the strand sorts everything into one run. Only
+  // flags and requests: never waits for a sort.
   void Freeze();
   bool frozen() const { return frozen_.load(std::memory_order_acquire); }
-  // Makes queued tasks harmless, stops a running merge, and waits for the
-  // running task to return. Called by the rep's destructor.
+  // Makes queued tasks harmless, stops a running merge (within
+  // SortedRun::kCancelCheck rows; a running cut finishes first), and waits
+  // for the running task to return. Called by the rep's destructor. Queued
+  // tasks hold the index, so it outlives its rep until they have run.
   void Close() { task_.Close(); }
   // Whether Close has begun: merges running from then on stop early.
   bool Closing() const { return task_.cancelled(); }
   // CPU time the background work has spent so far (Rep::BackgroundCpuNanos).
   uint64_t BackgroundCpuNanos() const { return task_.CpuNanos(); }
+
+  // ---- Queries (run_index_queries.cc) ----
 
   // The rows in [start, end) of internal keys: counted in the runs by binary
   // search, and one by one among the few unsorted rows.
@@ -317,17 +187,17 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   void ForEach(Fn&& fn) const {
     WriteList::ForEachBetween(region_, write_list_.LoadHeads(), WriteList::Heads{}, fn);
   }
-
   // Up to `target` distinct rows chosen at random, appended to *out
   // (Rep::RandomSample for every rep built on a RunIndex).
   Status RandomSample(size_t target, uint64_t seed, std::vector<const char*>* out) const;
-
   // Calls callback(arg, row) on the rows at and after internal_key, in order,
   // until it returns false (Rep::GetRows), using no memory: a search of each
   // run and a pass over the unsorted rows per row handed out. For when a
   // Snapshot could not be had; a reader with memory seeks a view instead.
   void GetRowsWithoutMemory(std::string_view internal_key, void* arg,
                             bool (*callback)(void*, const char*)) const;
+
+  // ---- Accounting (run_index.cc, run_index_queries.cc) ----
 
   // MemoryUsage's share for the runs, charged as they are built: the most
   // that the published runs and the shared tail have held, plus what the
@@ -342,24 +212,11 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   // counted as unsorted at the last insert (at most 6 bytes a row for
   // background_cut rows per writer thread). O(1), lock-free.
   uint64_t ChargedBytes() const;
-
-  // For tests and benchmarks: the number of sorted runs now, and the bytes
-  // they hold.
+  // For tests and benchmarks: the number of sorted runs now, the bytes they
+  // hold, and what the background policy did.
   size_t NumRuns() const { return runs_.Current()->runs.size(); }
   size_t RunBytes() const;
-  // Merges that Close stopped before they finished.
-  uint64_t MergesCancelled() const { return merges_cancelled_.load(std::memory_order_relaxed); }
-  // Cuts and merges that writer threads did themselves because readers were
-  // present (Help), and the times a writer waited for another's.
-  uint64_t WriterHelps() const { return writer_helps_.load(std::memory_order_relaxed); }
-  // Refreshes of the shared tail by writers while readers were present
-  // (RefreshTail).
-  uint64_t TailRefreshes() const { return tail_refreshes_.load(std::memory_order_relaxed); }
-  uint64_t WriterWaits() const { return writer_waits_.load(std::memory_order_relaxed); }
-  // Merges that seeks paid for (CutAndMerge: kSeekRuns).
-  uint64_t SeekMerges() const { return seek_merges_.load(std::memory_order_relaxed); }
-  // Merges made while the strand was making a big merge without work_mu_.
-  uint64_t MergesBesideBig() const { return merges_beside_big_.load(std::memory_order_relaxed); }
+  const RunIndexStats& stats() const { return stats_; }
   // Rows in no published run (as of the last published set; may lag).
   uint64_t Unsorted() const {
     const uint64_t count = Count();
@@ -369,6 +226,9 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
 
  private:
   friend class concurrency::SerialTask;
+
+  // ---- The write path's signals (this header) ----
+
   // Queues a background task unless one is already queued.
   void Schedule(bool delayed) { task_.Schedule(shared_from_this(), delayed); }
   // A writer's shard reached a mark (WriteList::kCut: background_cut more
@@ -386,12 +246,6 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
       RefreshTail();
     }
   }
-  // Sorts the rows after the shared tail into it, and publishes it as a run
-  // once it holds seal_threshold rows (as a Snapshot would), unless another
-  // writer is doing that. Never throws.
-  void RefreshTail();
-  // The writer's share of the work (see the top of this file). Never throws.
-  void Help() EXCLUDES(work_mu_);
   // A coarse clock, in milliseconds, for noticing readers.
   static uint64_t NowMs() {
     return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -411,120 +265,17 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   bool ReadersPresent() const {
     return NowMs() - last_read_ms_.load(std::memory_order_relaxed) <= kReaderWindowMs;
   }
-  // One run of the background task; returns whether to run again later.
-  bool BackgroundWork() EXCLUDES(work_mu_);
-  // One step of background work; returns whether more is left for later.
-  // helping: a writer's (Help): no yielding to writers.
-  bool CutAndMerge(bool idle, bool helping) REQUIRES(work_mu_);
-  // Merges the runs of *set at `picks` into one and publishes it; *set is
-  // then the current set. False if Close cancelled the merge.
-  bool MergePicks(const std::vector<size_t>& picks, bool idle, bool helping,
-                  std::shared_ptr<const RunSet>* set) REQUIRES(work_mu_);
-  // Iterator views taken so far, by every reader slot.
-  uint64_t SeeksSoFar() const;
-  // The merge of `inputs` in the layout and filter of a background step.
-  // nullptr if Close cancelled it. May throw std::bad_alloc.
-  std::shared_ptr<const SortedRun> MergeRuns(const std::vector<const SortedRun*>& inputs,
-                                             bool idle) const;
-  // Merges of more rows than this are big: the strand makes them without
-  // work_mu_ (CutAndMerge).
-  uint64_t BigMergeRows() const { return 16 * uint64_t{options_.background_cut}; }
-  // Whether so many rows are in no run of `set` that sorting them should be
-  // done once, under sort_mu_, rather than by every reader that arrives
-  // meanwhile (a frozen vector rep's whole content, say, wanted at once by
-  // its background sort and RocksDB's flush).
-  bool ManyUnsorted(const RunSet& set) const {
-    // Count may lag a push the set already holds: no underflow.
-    const uint64_t count = Count();
-    return count > set.entries && count - set.entries >= options_.seal_threshold;
+  // Whether writers are doing the background work themselves: readers are
+  // present and a writer came to help within kReaderWindowMs. relaxed: a
+  // hint (a wrong answer moves work between the strand and a writer).
+  bool WritersHelping() const {
+    const uint64_t now = NowMs();
+    return now - last_read_ms_.load(std::memory_order_relaxed) <= kReaderWindowMs &&
+           now - last_help_ms_.load(std::memory_order_relaxed) <= kReaderWindowMs;
   }
-  // Snapshot's view of `set` and the rows after it; publishes them as a run
-  // if they are at least seal_threshold.
-  // reader: as BuildTail's.
-  View CutView(std::shared_ptr<const RunSet> set, bool reader);
-  // The tail cache, taken under tail_mu_ (a pointer copy).
-  std::shared_ptr<const Tail> CachedTail() const EXCLUDES(tail_mu_);
-  // The background task's cut of the rows after `base`; returns how many it
-  // left unsorted.
-  // helping: a writer's cut (Help), made whatever the tail's size.
-  size_t Cut(bool idle, bool helping, std::shared_ptr<const RunSet> base) REQUIRES(work_mu_);
-  // Sets view.tail, view.own and view.heads() to the rows after view.set:
-  // the cached tail when it starts where the set ends, and the rows pushed
-  // after it; loads the write list's heads.
-  // cancel: the strand's (Close stops its big sorts: Cancelled is thrown);
-  // nullptr for a reader or a writer.
-  // reader: a few rows after the cached tail (kPrivateTailMax) become the
-  // view's own level, neither merged nor cached (view.own); else view.own is
-  // nullptr and view.tail holds every row.
-  void BuildTail(View& view, const std::atomic<bool>* cancel, bool reader = false)
-      EXCLUDES(tail_mu_);
-  struct Cancelled {};
-  // The rows `refs` names as one run in the runs' layout, sorted in bounded
-  // pieces and merged (see the definition); nullptr if *cancel became true.
-  // May throw std::bad_alloc.
-  std::shared_ptr<const SortedRun> SortMany(std::vector<RowRef> refs,
-                                            const std::atomic<bool>* cancel) const;
-  // Pieces merged in one pass at most (each output row compares the heads).
-  static constexpr size_t kOnePassPieces = 16;
-  // Rows SortMany sorts with every prefix kept between its steps.
-  static constexpr size_t kPrefixedSortMax = size_t{1} << 20;
-  // The tail, and `more` rows pushed after it, as one run (the runs' layout).
-  // layout: of the run made (a reader's seal: the runs' layout).
-  std::shared_ptr<const SortedRun> Seal(const Tail& tail, const SortedRun* more,
-                                        SortedRun::Layout layout, SortedRun::Filter filter) const;
 
-  // Layout: the members that one side writes often are kept in groups that
-  // each start a cache line of their own (alignas), away from the members
-  // both sides only read (the options, the region, the write list's and the
-  // reader slots' own padded arrays): a reader beside a writer then misses
-  // only on the lines that carry what the writer published (the shard head,
-  // the run set, the shared tail), not on lines the writer wrote for a
-  // statistic or a flag (false sharing).
-  const RunIndexOptions options_;
-  const format::KeyOrder& order_;
-  const RowRegion& region_;
-  WriteList write_list_;
-  // Each reader thread's last view (WithReadView, ReaderView). A view left in a slot
-  // keeps its runs alive after a merge replaced them: the strand drops stale
-  // ones after each step (DropStaleViews).
-  // Invariants:
-  //  1. Only the thread that set `busy` from false to true (an acquire
-  //     exchange) reads or writes `view`, until it stores false (release).
-  //     So threads that share a slot, and the strand's DropStaleViews, see
-  //     each other's whole view; a thread that finds `busy` set never waits:
-  //     it reads a Snapshot of its own (which also makes a call from inside
-  //     fn safe).
-  //  2. A slot's view is complete for the moment it was taken (a Snapshot,
-  //     or Extend: the same set, and every row between its heads and heads
-  //     loaded after the set's version was checked); it is handed out only
-  //     while Current, else renewed first, so a read sees every row pushed
-  //     before it. Tested under ThreadSanitizer by StressTest (threads that
-  //     only Get, and threads that iterate, beside writers) and
-  //     RunIndex.AReadViewShowsEveryRow*, RunIndex.AReaderViewExtends*.
-  //  3. An iterator's view is the slot's, moved out (ReaderView), and is its
-  //     iterator's alone until given back (ReturnView), which stores it only
-  //     into an empty slot and only while its set is the current one: so a
-  //     slot never holds a view of a replaced set that DropStaleViews has
-  //     already passed (a set replaced after the store is the strand's next
-  //     DropStaleViews' to drop, as for WithReadView's own views).
-  //  4. ~RunIndex loads every slot's `busy` (acquire) before the views are
-  //     let go (see ~RunIndex, at the top of the class).
-  struct ReaderSlot {
-    std::atomic<bool> busy{false};
-    View view;
-    // Iterator views taken (ReaderView): written by the slot's holder
-    // (busy), summed by CutAndMerge for the merges seeks pay for. relaxed:
-    // a count, read as a hint.
-    std::atomic<uint64_t> seeks{0};
-  };
-  struct SlotRelease {
-    ReaderSlot& slot;
-    ~SlotRelease() { slot.busy.store(false, std::memory_order_release); }
-  };
-  concurrency::PerThread<ReaderSlot, 32> readers_;
-  // A reader's own level: `slots` (sorted here unless `sorted`), as a run
-  // that keeps every prefix and is counted nowhere (scratch of one view).
-  std::shared_ptr<const SortedRun> OwnLevel(std::vector<RunSlot> slots, bool sorted = false) const;
+  // ---- Views and the shared tail (run_index.cc) ----
+
   // Makes a reader slot's view current: kept while it is (no lock, no
   // write), else extended by the rows pushed since, else a new Snapshot (the
   // old one let go first: its runs may be merged away). The write list's
@@ -547,21 +298,149 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   // Extends `view` (one this index gave) in place by the rows pushed since,
   // up to `heads` (loaded after the view's set was found to be the current
   // one: MakeCurrent), as one level of its own (at most kPrivateTailMax rows
-  // with the view's own), when no run was cut or merged since and the tail stays under
-  // seal_threshold: no lock taken, only the new rows walked and sorted, and
-  // no reference count of the set or the shared levels touched (every
-  // reader of the index holds those: counting them per read would have
-  // all readers on many cores write the same cache lines). False, `view`
-  // unchanged, if it cannot (then a Snapshot is needed, which seals a big
-  // tail). May throw std::bad_alloc (then `view` is unchanged too).
+  // with the view's own), when no run was cut or merged since and the tail
+  // stays under seal_threshold: no lock taken, only the new rows walked and
+  // sorted, and no reference count of the set or the shared levels touched
+  // (every reader of the index holds those: counting them per read would
+  // have all readers on many cores write the same cache lines). False,
+  // `view` unchanged, if it cannot (then a Snapshot is needed, which seals a
+  // big tail). May throw std::bad_alloc (then `view` is unchanged too).
   bool Extend(View& view, const WriteList::Heads& heads);
+  // Snapshot's view of `set` and the rows after it; publishes them as a run
+  // if they are at least seal_threshold. reader: as BuildTail's.
+  View CutView(std::shared_ptr<const RunSet> set, bool reader);
+  // The tail cache, taken under tail_mu_ (a pointer copy).
+  std::shared_ptr<const Tail> CachedTail() const EXCLUDES(tail_mu_);
+  // Sets view.tail, view.own and view.heads() to the rows after view.set:
+  // the cached tail when it starts where the set ends, and the rows pushed
+  // after it; loads the write list's heads.
+  // cancel: the strand's (Close stops its big sorts: Cancelled is thrown);
+  // nullptr for a reader or a writer.
+  // reader: a few rows after the cached tail (kPrivateTailMax) become the
+  // view's own level, neither merged nor cached (view.own); else view.own is
+  // nullptr and view.tail holds every row.
+  void BuildTail(View& view, const std::atomic<bool>* cancel, bool reader = false)
+      EXCLUDES(tail_mu_);
+  struct Cancelled {};
+  // The tail, and `more` rows pushed after it, as one run.
+  // layout: of the run made (a reader's seal: the runs' layout).
+  std::shared_ptr<const SortedRun> Seal(const Tail& tail, const SortedRun* more,
+                                        SortedRun::Layout layout, SortedRun::Filter filter) const;
+  // A reader's own level: `slots` (sorted here unless `sorted`), as a run
+  // that keeps every prefix and is counted nowhere (scratch of one view).
+  std::shared_ptr<const SortedRun> OwnLevel(std::vector<RunSlot> slots, bool sorted = false) const;
+  // Whether so many rows are in no run of `set` that sorting them should be
+  // done once, under sort_mu_, rather than by every reader that arrives
+  // meanwhile (a frozen vector rep's whole content, say, wanted at once by
+  // its background sort and RocksDB's flush).
+  bool ManyUnsorted(const RunSet& set) const {
+    // Count may lag a push the set already holds: no underflow.
+    const uint64_t count = Count();
+    return count > set.entries && count - set.entries >= options_.seal_threshold;
+  }
+  // Stores set_bytes_ and set_entries_ from the current run set, and lets a
+  // cached tail of rows a run now holds go.
+  void NoteSet();
+  // A row in no run, as the fenced run an idle cut makes of it (reference,
+  // fence share, top index share and rounding, and the point filter's byte
+  // where the index keeps one: FilterFor). Not the 12 bytes of a run that
+  // keeps its prefixes: rows wait unsorted by the hundred thousand while the
+  // strand is behind fast writers, and the charge's high-water mark would
+  // keep that peak.
+  static constexpr uint64_t UnsortedCharge(SortedRun::Filter filter) {
+    return SortedRun::kMaxBytesPerEntry + 1 +
+           (filter == SortedRun::Filter::kPoint ? SortedRun::kFilterBitsPerEntry / 8 : 0);
+  }
+  // The filter of a run a background step (a cut, a merge) makes: while
+  // writes continue, only while the index has readers, so that with no
+  // reader the write path builds and charges nothing more; and always once
+  // the index is idle or frozen, when those steps make one run: a Get for a
+  // key it does not hold then costs one filter word instead of a search.
+  // (Readers' own seals use filter_.)
+  SortedRun::Filter FilterFor(bool idle) const {
+    return idle || ReadersPresent() ? filter_ : SortedRun::Filter::kNone;
+  }
+  // The layout of runs a background step builds: fenced once the index is
+  // idle or frozen (what ChargedBytes counts rows in no run as).
+  SortedRun::Layout LayoutFor(bool idle) const {
+    return idle ? SortedRun::Layout::kFenced : options_.run_layout;
+  }
+
+  // ---- Background work and its policy (run_index_work.cc) ----
+
+  // Sorts the rows after the shared tail into it, and publishes it as a run
+  // once it holds seal_threshold rows (as a Snapshot would), unless another
+  // writer is doing that. Never throws.
+  void RefreshTail();
+  // A writer's share of the work while readers are present: cuts and merges
+  // as the strand would, unless another thread is, waiting for that one only
+  // past HelpBound() rows in no run. Never throws.
+  void Help() EXCLUDES(work_.mu);
+  // One run of the background task; returns whether to run again later.
+  bool BackgroundWork() EXCLUDES(work_.mu);
+  // One step of background work; returns whether more is left for later.
+  // helping: a writer's (Help): no yielding to writers.
+  bool CutAndMerge(bool idle, bool helping) REQUIRES(work_.mu);
+  // The background task's cut of the rows after `base`; returns how many it
+  // left unsorted. helping: a writer's cut (Help), made whatever the
+  // tail's size.
+  size_t Cut(bool idle, bool helping, std::shared_ptr<const RunSet> base) REQUIRES(work_.mu);
+  // Merges the runs of *set at `picks` into one and publishes it; *set is
+  // then the current set. False if Close cancelled the merge.
+  bool MergePicks(const std::vector<size_t>& picks, bool idle, bool helping,
+                  std::shared_ptr<const RunSet>* set) REQUIRES(work_.mu);
+  // The merge of `inputs` in the layout and filter of a background step.
+  // nullptr if Close cancelled it. May throw std::bad_alloc.
+  std::shared_ptr<const SortedRun> MergeRuns(const std::vector<const SortedRun*>& inputs,
+                                             bool idle) const;
+  // Iterator views taken so far, by every reader slot.
+  uint64_t SeeksSoFar() const;
   // Clears the views in reader slots that are no longer current (slots in
   // use are skipped: their reader is reading a view it may keep).
   // Returns whether it skipped a slot in use (whose reader may be storing
   // a view of runs a merge just replaced).
   bool DropStaleViews();
+  // Whether at least as many writer threads as cores pushed since the last
+  // background task.
+  bool WritersBusy() REQUIRES(work_.mu);
+  // Merges of more rows than this are big: the strand makes them without
+  // work_.mu (CutAndMerge).
+  uint64_t BigMergeRows() const { return 16 * uint64_t{options_.background_cut}; }
+  // Rows in no run above which a writer that would help waits for the
+  // thread already cutting, rather than writing on.
+  uint64_t HelpBound() const { return 4 * uint64_t{options_.background_cut}; }
+  // For how long after a Snapshot (or a writer's help) the index counts as
+  // having readers (or helping writers).
+  static constexpr uint64_t kReaderWindowMs = 100;
+  // How often the strand looks again while the index has unsorted rows or
+  // several runs: once nothing arrives for a period, it becomes one run.
+  static constexpr std::chrono::milliseconds kRecheckPeriod{10};
+  // While iterators seek beside writers, the runs below the biggest are
+  // merged into one (kSeekRuns runs in all) as far as kSeekMergeRows rows
+  // per seek taken since the last step pay for the rows copied
+  // (docs/runs.md, "Seeks pay for fewer runs"). Get-only readers earn
+  // nothing.
+  static constexpr size_t kSeekRuns = 2;
+  static constexpr uint64_t kSeekMergeRows = 64;
+
+  // ---- Data ----
+  // The members that one side writes often are kept in groups that each
+  // start a cache line of their own (alignas), away from the members both
+  // sides only read (the options, the region, the write list's and the
+  // reader slots' own padded arrays): a reader beside a writer then misses
+  // only on the lines that carry what the writer published (the shard head,
+  // the run set, the shared tail), not on lines the writer wrote for a
+  // statistic or a flag (false sharing).
+
+  // Read by all.
+  const RunIndexOptions options_;
+  const format::KeyOrder& order_;
+  const RowRegion& region_;
+  WriteList write_list_;
+  ReaderSlots readers_;  // reader_slots.h
   alignas(concurrency::kCacheLine) RunSetHolder runs_;
   const MemoryCounter run_memory_ = std::make_shared<std::atomic<int64_t>>(0);
+
   // Written by whoever publishes a set or the shared tail, and by ChargedBytes.
   alignas(concurrency::kCacheLine) std::atomic<bool> frozen_{false};
   // What ChargedBytes reads, kept in atomics so that it takes no lock
@@ -575,65 +454,15 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   std::atomic<uint64_t> tail_bytes_{0};  // written under tail_mu_
   mutable std::atomic<uint64_t> charged_{0};
   mutable std::atomic<uint64_t> charged_at_count_{0};
-  // A row in no run, as the fenced run an idle cut makes of it (reference,
-  // fence share, top index share and rounding, and the point filter's byte
-  // where the index keeps one: FilterFor). Not the 12 bytes of a run that
-  // keeps its prefixes: rows wait unsorted by the hundred thousand while the
-  // strand is behind fast writers, and the charge's high-water mark would
-  // keep that peak.
-  static constexpr uint64_t UnsortedCharge(SortedRun::Filter filter) {
-    return SortedRun::kMaxBytesPerEntry + 1 +
-           (filter == SortedRun::Filter::kPoint ? SortedRun::kFilterBitsPerEntry / 8 : 0);
-  }
-  // Stores set_bytes_ and set_entries_ from the current run set, and lets a
-  // cached tail of rows a run now holds go.
-  void NoteSet();
+
   // The filter of published runs (RunIndexOptions::point_filters).
   alignas(concurrency::kCacheLine) const SortedRun::Filter filter_;
-  // The filter of a run a background step (a cut, a merge) makes: while
-  // writes continue, only while the index has readers, so that with no
-  // reader the write path builds and charges nothing more; and always once
-  // the index is idle or frozen, when those steps make one run: a Get for a
-  // key it does not hold (most of a memtable's Gets in an LSM store) then
-  // costs one filter word instead of a search. (Readers' own seals use
-  // filter_.)
-  SortedRun::Filter FilterFor(bool idle) const {
-    return idle || ReadersPresent() ? filter_ : SortedRun::Filter::kNone;
-  }
-  // The layout of runs a background step builds: fenced once the index is
-  // idle or frozen (what ChargedBytes counts rows in no run as).
-  SortedRun::Layout LayoutFor(bool idle) const {
-    return idle ? SortedRun::Layout::kFenced : options_.run_layout;
-  }
   concurrency::BackgroundPool& pool_;
   concurrency::SerialTask task_;  // the background work: Schedule, Close
-
-  // Held by whoever cuts and merges (the strand's task, or a writer in
-  // Help), so that those never overlap (quiet_, last_counts_ and merging_
-  // rely on it), except a big merge of the strand's, made without it on
-  // runs set aside in merging_. Taken before sort_mu_.
-  concurrency::Mutex work_mu_;
-  // The inputs of the big merge the strand is making without work_mu_
-  // (CutAndMerge), or empty. Other merges never pick them (PickMerge), so
-  // they are still in the set when it publishes.
-  std::vector<const SortedRun*> merging_ GUARDED_BY(work_mu_);
-  // Merges that seeks pay for (CutAndMerge): while iterators seek beside
-  // writers, the runs below the biggest are merged into one (kSeekRuns runs
-  // in all) as far as kSeekMergeRows rows per seek taken since the last step
-  // pay for the rows copied. Each seek searches every run and compares their
-  // heads at each Next; fewer runs cost more merging, on the helping
-  // writer's core. The credit bounds that trade: unbounded, the merges slow
-  // the writer more than the seeks gain (the runs that chose 64:
-  // docs/results/2026-11-28-matrix-2-cores-9e36bdb-seek-paid-merges.md).
-  // The credit is capped at the rows pushed, so that seeks long
-  // past do not pay for merges now. Get-only readers (WithReadView) earn
-  // nothing.
-  static constexpr size_t kSeekRuns = 2;
-  static constexpr uint64_t kSeekMergeRows = 64;
-  uint64_t seek_credit_ GUARDED_BY(work_mu_) = 0;
-  uint64_t seeks_seen_ GUARDED_BY(work_mu_) = 0;
+  WorkState work_;                // the cuts' and merges' lock and state
   // Held while sorting many rows (ManyUnsorted), so that they are sorted
-  // once. Taken before tail_mu_ and RunSetHolder's locks, never after.
+  // once. Taken after work_.mu and before tail_mu_ and RunSetHolder's locks,
+  // never the other way.
   concurrency::Mutex sort_mu_;
   // Held for a pointer copy or exchange only (a reader takes the cache
   // beside writers that refresh it: a spin, never a sleep in the kernel).
@@ -643,43 +472,18 @@ class RunIndex : public std::enable_shared_from_this<RunIndex> {
   // Written by writers (RefreshTail, Help) and the strand.
   // Set while one writer refreshes the shared tail (RefreshTail).
   alignas(concurrency::kCacheLine) std::atomic<bool> refreshing_{false};
-  std::atomic<uint64_t> merges_cancelled_{0};   // a statistic
-  std::atomic<uint64_t> writer_helps_{0};       // a statistic
-  std::atomic<uint64_t> writer_waits_{0};       // a statistic
-  std::atomic<uint64_t> tail_refreshes_{0};     // a statistic
-  std::atomic<uint64_t> merges_beside_big_{0};  // a statistic
-  std::atomic<uint64_t> seek_merges_{0};        // a statistic
+  RunIndexStats stats_;
   // When a writer last came to cut and merge for readers (Help; NowMs).
   std::atomic<uint64_t> last_help_ms_{0};
-  // Whether writers are doing the background work themselves: readers are
-  // present and a writer came to help within kReaderWindowMs. relaxed: a
-  // hint (a wrong answer moves work between the strand and a writer).
-  bool WritersHelping() const {
-    const uint64_t now = NowMs();
-    return now - last_read_ms_.load(std::memory_order_relaxed) <= kReaderWindowMs &&
-           now - last_help_ms_.load(std::memory_order_relaxed) <= kReaderWindowMs;
-  }
 
   // Written by readers (Snapshot), read by writers.
   // The RunSet version for which an iterator last asked for background work.
   alignas(concurrency::kCacheLine) std::atomic<uint64_t> nudged_version_{~uint64_t{0}};
-  // When a Snapshot was last taken (NowMs), and for how long after it the
-  // index counts as having readers.
+  // When a Snapshot was last taken (NowMs).
   std::atomic<uint64_t> last_read_ms_{0};
-  static constexpr uint64_t kReaderWindowMs = 100;
-  // Rows in no run above which a writer that would help waits for the
-  // thread already cutting, rather than writing on.
-  uint64_t HelpBound() const { return 4 * uint64_t{options_.background_cut}; }
-  // How often the strand looks again while the index has unsorted rows or
-  // several runs: once nothing arrives for a period, it becomes one run.
-  static constexpr std::chrono::milliseconds kRecheckPeriod{10};
+
   // Whether inserts have paused; background tasks only (they never overlap).
   alignas(concurrency::kCacheLine) concurrency::QuietDetector quiet_{kRecheckPeriod};
-  // Per-shard counts at the last background task (under work_mu_).
-  std::array<uint64_t, WriteList::kShards> last_counts_ GUARDED_BY(work_mu_){};
-  // Whether at least as many writer threads as cores pushed since the last
-  // background task.
-  bool WritersBusy() REQUIRES(work_mu_);
 };
 
 }  // namespace memrep::runs

@@ -45,7 +45,7 @@ TEST(RunIndex, CloseStopsABigMergeInsteadOfWaitingForIt) {
   ASSERT_TRUE(hold.WaitHeld()) << "the strand did not begin the merge";
   index->Close();  // the hold ends once Close has begun
   EXPECT_EQ(hold.timeouts(), 0u) << "Close waited for the merge before cancelling it";
-  EXPECT_EQ(index->MergesCancelled(), 1u);
+  EXPECT_EQ(index->stats().merges_cancelled.load(), 1u);
   EXPECT_EQ(index->NumRuns(), 2u) << "a cancelled merge publishes nothing";
   pool.Drain();
 }
@@ -64,7 +64,8 @@ TEST(RunIndex, WritersCutTheirRowsWhileReadersArePresent) {
   auto index = std::make_shared<RunIndex>(options, f.order, f.region, f.pool);
   uint64_t seq = 0;
   f.PushRows(*index, &seq, 1000);
-  EXPECT_EQ(index->WriterHelps(), 0u) << "no reader yet: the writer only requests work";
+  EXPECT_EQ(index->stats().writer_helps.load(), 0u)
+      << "no reader yet: the writer only requests work";
   EXPECT_EQ(index->Unsorted(), 1000u);
   EXPECT_EQ(index->NumRuns(), 0u);
 
@@ -73,10 +74,11 @@ TEST(RunIndex, WritersCutTheirRowsWhileReadersArePresent) {
   for (int i = 0; i < 20000; ++i) {
     f.PushRows(*index, &seq, 1);
     // From the first help on (the rows of the reader-free start wait for it).
-    if (index->WriterHelps() > 0) most_unsorted = std::max(most_unsorted, index->Unsorted());
+    if (index->stats().writer_helps.load() > 0)
+      most_unsorted = std::max(most_unsorted, index->Unsorted());
     if (i % 64 == 0) (void)index->Snapshot();
   }
-  EXPECT_GT(index->WriterHelps(), 0u);
+  EXPECT_GT(index->stats().writer_helps.load(), 0u);
   EXPECT_LT(most_unsorted, uint64_t{options.background_cut});
   EXPECT_EQ(HelpFixture::CountView(f.order, index->Snapshot()), seq);
   blocked.Release();
@@ -135,11 +137,11 @@ TEST(RunIndex, SeeksPayForMergingTheRunsBelowTheBiggest) {
       } else {
         index->WithReadView([](const RunIndex::View&) {});
       }
-      if (index->WriterHelps() > 0) *most = std::max(*most, index->NumRuns());
+      if (index->stats().writer_helps.load() > 0) *most = std::max(*most, index->NumRuns());
     }
     EXPECT_EQ(HelpFixture::CountView(f.order, index->Snapshot()), seq);
-    EXPECT_GT(index->WriterHelps(), 0u);
-    *seek_merges = index->SeekMerges();
+    EXPECT_GT(index->stats().writer_helps.load(), 0u);
+    *seek_merges = index->stats().seek_merges.load();
     index->Close();
   };
   size_t most = 0;
@@ -171,7 +173,7 @@ TEST(RunIndex, WritersRefreshTheSharedTailWhileReadersArePresent) {
   auto index = std::make_shared<RunIndex>(options, f.order, f.region, f.pool);
   uint64_t seq = 0;
   f.PushRows(*index, &seq, 1000);
-  EXPECT_EQ(index->TailRefreshes(), 0u) << "no reader: writers leave the tail alone";
+  EXPECT_EQ(index->stats().tail_refreshes.load(), 0u) << "no reader: writers leave the tail alone";
 
   ASSERT_EQ(HelpFixture::CountView(f.order, index->Snapshot()), seq);  // a reader
   // The writer notices the reader at its next background_cut mark, then
@@ -185,12 +187,12 @@ TEST(RunIndex, WritersRefreshTheSharedTailWhileReadersArePresent) {
     }
   }
   const uint64_t expected = (kPushes - options.background_cut) / RunIndex::kTailStep;
-  EXPECT_GE(index->TailRefreshes(), expected * 9 / 10);
-  EXPECT_LE(index->TailRefreshes(), kPushes / RunIndex::kTailStep + 1);
+  EXPECT_GE(index->stats().tail_refreshes.load(), expected * 9 / 10);
+  EXPECT_LE(index->stats().tail_refreshes.load(), kPushes / RunIndex::kTailStep + 1);
   // Right after a refresh, a reader sorts only the rows pushed since, as
   // one level of its own view.
-  const uint64_t refreshes = index->TailRefreshes();
-  while (index->TailRefreshes() == refreshes) f.PushRows(*index, &seq, 1);
+  const uint64_t refreshes = index->stats().tail_refreshes.load();
+  while (index->stats().tail_refreshes.load() == refreshes) f.PushRows(*index, &seq, 1);
   f.PushRows(*index, &seq, 5);
   const RunIndex::View view = index->Snapshot();
   ASSERT_NE(view.tail, nullptr);
@@ -244,7 +246,7 @@ TEST(RunIndex, HelpingWritersKeepViewsCompleteAndBounded) {
   });
   for (auto& t : threads) t.join();
   EXPECT_EQ(HelpFixture::CountView(f.order, index->Snapshot()), uint64_t{kWriters} * kPerWriter);
-  EXPECT_GT(index->WriterHelps(), 0u);
+  EXPECT_GT(index->stats().writer_helps.load(), 0u);
   // Bounded: the bound (4 x background_cut) plus what each writer pushes
   // between two checks, and more where the reader thread was descheduled for
   // longer than the reader window (writers then stop helping) on a busy
@@ -281,12 +283,12 @@ TEST(RunIndex, WritersMergeBesideTheStrandsBigMerge) {
   ASSERT_TRUE(hold.Held()) << "no big merge in " << seq << " rows";
   // A reader, and rows: the writer helps at its next background_cut, and
   // merges at its second help (two runs of 64).
-  for (int i = 0; i < 64 && index->MergesBesideBig() == 0; ++i) {
+  for (int i = 0; i < 64 && index->stats().merges_beside_big.load() == 0; ++i) {
     ASSERT_EQ(HelpFixture::CountView(f.order, index->Snapshot()), seq);
     f.PushRows(*index, &seq, 64);
   }
-  EXPECT_GT(index->MergesBesideBig(), 0u) << "no merge was made beside the big one";
-  EXPECT_GT(index->WriterHelps(), 0u);
+  EXPECT_GT(index->stats().merges_beside_big.load(), 0u) << "no merge was made beside the big one";
+  EXPECT_GT(index->stats().writer_helps.load(), 0u);
   EXPECT_EQ(HelpFixture::CountView(f.order, index->Snapshot()), seq);
   EXPECT_EQ(hold.timeouts(), 0u) << "the writer waited for the big merge";
   hold.Release();
@@ -314,7 +316,7 @@ TEST(RunIndex, AWriterPauseBesideReadersIsNotIdleness) {
     f.PushRows(*index, &seq, 64);
     (void)index->Snapshot();
   }
-  ASSERT_GT(index->WriterHelps(), 0u);
+  ASSERT_GT(index->stats().writer_helps.load(), 0u);
   ASSERT_GT(index->NumRuns(), 1u);
   // Three recheck periods with no row: once, the strand merged everything.
   std::this_thread::sleep_for(std::chrono::milliseconds(30));
