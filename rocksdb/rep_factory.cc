@@ -131,15 +131,11 @@ rdb::Status RepFactory::ConfigureOptions(
     std::unordered_map<std::string, std::string>* unused) {
   // An OPTIONS file written by a newer memrep may name an option this one
   // does not know: the caller decides (ignore_unknown_options).
-  const std::vector<std::string> names = spec_.OptionNames();
+  // The rep's option table says which names it knows (its message lists them).
   for (const auto& [name, value] : opts_map) {
     if (config_options.ignore_unknown_options) break;
-    if (std::find(names.begin(), names.end(), name) == names.end()) {
-      std::string known;
-      for (const std::string& n : names) known += (known.empty() ? "" : ", ") + n;
-      return rdb::Status::InvalidArgument("unknown option '" + name + "' for " + spec_.name() +
-                                          "; known options: " + known);
-    }
+    std::string current;
+    if (const Status s = spec_.Get(name, &current); !s.ok()) return ToRocks(s);
   }
   return MemTableRepFactory::ConfigureOptions(config_options, opts_map, unused);
 }

@@ -98,7 +98,7 @@ TEST(PluginFactory, BadSpecsFailWithAClearMessage) {
       {"id=memrep.SortedHash; bucket_count=-1", "not a non-negative decimal number"},
       {"id=memrep.SortedHash; max_runs=1", "max_runs=1 is out of range"},
       {"id=memrep.SortedHash; write_buffer_size=10", "write_buffer_size=10"},
-      {"id=memrep.SortedHash; no_such_option=1", "no_such_option"},
+      {"id=memrep.SortedHash; no_such_option=1", "option 'no_such_option'; known: "},
       {"memrep.SortedHash:many", "not a non-negative decimal number"},
   };
   for (const Case& c : cases) {

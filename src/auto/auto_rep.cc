@@ -4,6 +4,7 @@
 #include <atomic>
 
 #include "auto/clock.h"
+#include "format/key_order.h"
 
 namespace memrep::auto_rep {
 namespace {
@@ -35,10 +36,6 @@ auto Timing(WorkloadRecorder* recorder, Timed kind, Call call) {
   auto result = call();
   recorder->AddTime(kind, Elapsed(t0, Now()));
   return result;
-}
-
-std::string_view UserKeyOf(std::string_view internal_key) {
-  return internal_key.size() >= 8 ? internal_key.substr(0, internal_key.size() - 8) : internal_key;
 }
 
 // A pending row of the rows face: a row a sampled Allocate handed out on
@@ -184,7 +181,7 @@ bool AutoRep::InsertConcurrently(KeyHandle handle) {
 void AutoRep::GetRows(std::string_view internal_key, void* arg, RowCallback callback) const {
   if (!recorder_->CountGet()) return inner_->GetRows(internal_key, arg, callback);
   // A sampled get: its outcome is looked at, and it is timed.
-  GetProbe probe{UserKeyOf(internal_key), arg, callback, nullptr};
+  GetProbe probe{format::UserKey(internal_key), arg, callback, nullptr};
   const uint64_t t0 = Now();
   inner_->GetRows(internal_key, &probe, &GetProbe::OnRow);
   recorder_->AddTime(WorkloadRecorder::kTimeGet, Elapsed(t0, Now()));
@@ -226,7 +223,7 @@ Status AutoRep::AddBatch(std::span<const EntryView> entries, bool concurrent) {
 
 void AutoRep::Get(std::string_view internal_key, void* arg, EntryCallback callback) const {
   if (!recorder_->CountGet()) return inner_->Get(internal_key, arg, callback);
-  GetProbe probe{UserKeyOf(internal_key), arg, nullptr, callback};
+  GetProbe probe{format::UserKey(internal_key), arg, nullptr, callback};
   const uint64_t t0 = Now();
   inner_->Get(internal_key, &probe, &GetProbe::OnEntry);
   recorder_->AddTime(WorkloadRecorder::kTimeGet, Elapsed(t0, Now()));

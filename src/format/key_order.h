@@ -14,6 +14,15 @@
 
 namespace memrep::format {
 
+// An internal key's user key and its tag (the 8 bytes that follow it).
+// REQUIRES: internal_key.size() >= 8.
+inline std::string_view UserKey(std::string_view internal_key) {
+  return internal_key.substr(0, internal_key.size() - 8);
+}
+inline uint64_t KeyTag(std::string_view internal_key) {
+  return DecodeFixed64(internal_key.data() + internal_key.size() - 8);
+}
+
 // The user key of a row, and its tag, without decoding the value.
 inline std::string_view RowUserKey(const char* row, uint64_t* tag) {
   uint32_t internal_key_size;
@@ -78,8 +87,7 @@ class KeyOrder {
   int CompareRowToKey(const char* row, std::string_view internal_key) const {
     uint64_t tag;
     std::string_view user = RowUserKey(row, &tag);
-    return Compare(user, tag, internal_key.substr(0, internal_key.size() - 8),
-                   DecodeFixed64(internal_key.data() + internal_key.size() - 8));
+    return Compare(user, tag, UserKey(internal_key), KeyTag(internal_key));
   }
 
   // A summary of a user key such that Prefix(a) < Prefix(b) implies a < b:

@@ -248,21 +248,16 @@ Status OptionTable::Parse(void* options, std::string_view text) const noexcept {
     if (!status_.ok()) return status_;
     // Items are set on a copy, which replaces `options` only once all of it is valid.
     std::shared_ptr<void> scratch = clone_(options);
-    while (!text.empty()) {
-      const size_t end = std::min(text.find(';'), text.size());
-      const std::string_view item = Trim(text.substr(0, end));
-      text.remove_prefix(std::min(end + 1, text.size()));
-      if (item.empty()) continue;
-      const size_t equals = item.find('=');
-      if (equals == std::string_view::npos) {
+    Status s = ForEachItem(text, [&](std::string_view item) {
+      std::string_view name, value;
+      if (!SplitItem(item, &name, &value)) {
         return Status::InvalidArgument(
             Cat(subject_, " option string item '", item, "' is not name=value"));
       }
-      Status s =
-          SetOrThrow(scratch.get(), Trim(item.substr(0, equals)), Trim(item.substr(equals + 1)));
-      if (!s.ok()) return s;
-    }
-    Status s = Validate(scratch.get());
+      return SetOrThrow(scratch.get(), name, value);
+    });
+    if (!s.ok()) return s;
+    s = Validate(scratch.get());
     if (s.ok()) move_assign_(options, scratch.get());
     return s;
   });

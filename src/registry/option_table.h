@@ -101,6 +101,30 @@ std::string RangeText(const OptionField& field);
 // strings and rep names are read everywhere.
 std::string_view Trim(std::string_view text);
 
+// Calls fn(item) for each item of an option string ("a=1; b=2"), trimmed,
+// skipping empty ones, until fn returns a status that is not OK (returned).
+template <typename Fn>
+Status ForEachItem(std::string_view text, Fn&& fn) {
+  while (!text.empty()) {
+    const size_t end = std::min(text.find(';'), text.size());
+    const std::string_view item = Trim(text.substr(0, end));
+    text.remove_prefix(std::min(end + 1, text.size()));
+    if (item.empty()) continue;
+    Status s = fn(item);
+    if (!s.ok()) return s;
+  }
+  return Status::OK();
+}
+
+// An item's name and value, trimmed, around its first '='; false if it has none.
+inline bool SplitItem(std::string_view item, std::string_view* name, std::string_view* value) {
+  const size_t equals = item.find('=');
+  if (equals == std::string_view::npos) return false;
+  *name = Trim(item.substr(0, equals));
+  *value = Trim(item.substr(equals + 1));
+  return true;
+}
+
 class OptionTable {
  public:
   template <typename Options>

@@ -27,6 +27,8 @@ struct RepSpec::Impl {
   }
 };
 
+using registry::ForEachItem;
+using registry::SplitItem;
 using registry::Trim;
 
 namespace {
@@ -90,17 +92,15 @@ Status ParseSpec(std::string_view text, RepSpec::Impl* impl) {
   // reads it, "<name>:<value>" there too); the rest are its options.
   std::string_view name;
   std::string rest;
-  for (std::string_view items = text; !items.empty();) {
-    const size_t end = std::min(items.find(';'), items.size());
-    const std::string_view item = Trim(items.substr(0, end));
-    items.remove_prefix(std::min(end + 1, items.size()));
-    const size_t eq = item.find('=');
-    if (eq != std::string_view::npos && Trim(item.substr(0, eq)) == "id") {
-      name = Trim(item.substr(eq + 1));
-    } else if (!item.empty()) {
+  (void)ForEachItem(text, [&](std::string_view item) {
+    std::string_view key, value;
+    if (SplitItem(item, &key, &value) && key == "id") {
+      name = value;
+    } else {
       rest += std::string(item) + ";";
     }
-  }
+    return Status::OK();
+  });
   if (name.empty()) {
     return Status::InvalidArgument(
         "options string '" + std::string(text) +

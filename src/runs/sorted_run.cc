@@ -298,7 +298,7 @@ size_t SortedRun::Bound(const format::KeyOrder& order, const Target& target, Ran
     } else {
       lo = q + 1;
       uint64_t tag;
-      const std::string_view user = target.internal_key.substr(0, target.internal_key.size() - 8);
+      const std::string_view user = format::UserKey(target.internal_key);
       if (order.CompareUserKeys(format::RowUserKey(row(q), &tag), user) == 0) {
         size_t probe = lo, step = 1;
         while (probe < hi) {

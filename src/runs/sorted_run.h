@@ -47,6 +47,7 @@
 #include "format/key_order.h"
 #include "memory/block_cache.h"
 #include "memory/row_region.h"
+#include "util/fast_range.h"
 
 namespace memrep::runs {
 
@@ -83,7 +84,7 @@ void SortSlots(const format::KeyOrder& order, std::vector<RunSlot>* slots);
 // A seek target, with its prefix computed once.
 struct Target {
   Target(const format::KeyOrder& order, std::string_view key)
-      : internal_key(key), prefix(order.Prefix(key.substr(0, key.size() - 8))) {}
+      : internal_key(key), prefix(order.Prefix(format::UserKey(key))) {}
   std::string_view internal_key;
   uint64_t prefix;
 };
@@ -231,7 +232,7 @@ class SortedRun {
   };
   // The filter word of a hash: its high bits scaled to the word count.
   static size_t FilterWord(uint32_t hash, size_t words) {
-    return static_cast<size_t>((uint64_t{hash} * words) >> 32);
+    return static_cast<size_t>(util::FastRange32(hash, words));
   }
   // The three bits of a hash in its word: from a remix, so that they do not
   // follow the bits that chose the word.

@@ -310,7 +310,7 @@ class HashTable {
   // that has arrived, a prefetch of the chain's first node where the filter
   // does not rule the key out. Prefetches only read and never fault.
   static uint64_t HashOf(std::string_view internal_key) {
-    return util::Hash(internal_key.substr(0, internal_key.size() - 8));
+    return util::Hash(format::UserKey(internal_key));
   }
   void PrefetchBucket(uint64_t hash) const { __builtin_prefetch(&BucketOf(hash)); }
   void PrefetchOlder(uint64_t hash) const {

@@ -198,7 +198,7 @@ class Trie {
 
   // An internal key's user key and sequence.
   static std::pair<std::string_view, SequenceNumber> Split(std::string_view internal_key) {
-    const std::string_view user = internal_key.substr(0, internal_key.size() - 8);
+    const std::string_view user = format::UserKey(internal_key);
     return {user, TagSequence(format::DecodeFixed64(internal_key.data() + user.size()))};
   }
 
