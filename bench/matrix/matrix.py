@@ -52,6 +52,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "bench", "report"))
+import common  # noqa: E402  (machine facts and ratios, as the report gives them)
 import db_bench_compare as dbc  # noqa: E402  (the db_bench runs, reused)
 import report_data  # noqa: E402  (the report's number formats)
 
@@ -252,35 +253,14 @@ def new_cell(face, workload, key_size, value_size, entries, threads, distributio
 # ---------------------------------------------------------------- machine
 
 def machine():
-    model = platform.processor() or "unknown"
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    model = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    return {"cores": os.cpu_count(), "cpu": model, "kernel": platform.release(),
-            "python": platform.python_version()}
-
-
-def loadavg():
-    try:
-        return [round(x, 2) for x in os.getloadavg()]
-    except OSError:
-        return None
+    return {"cores": os.cpu_count(), "cpu": common.cpu_model(platform.processor() or "unknown"),
+            "kernel": platform.release(), "python": platform.python_version()}
 
 
 def git_commit():
-    try:
-        out = subprocess.run(["git", "-C", ROOT, "rev-parse", "HEAD"], capture_output=True,
-                             text=True, timeout=10, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"],
-                               capture_output=True, text=True, timeout=10).stdout.strip()
-        return out + ("-dirty" if dirty else "")
-    except (OSError, subprocess.SubprocessError):
-        return None
+    """HEAD's commit, "-dirty" when tracked files differ; None outside a checkout."""
+    commit, dirty = common.git_state(ROOT)
+    return commit + ("-dirty" if dirty else "") if commit else None
 
 
 # ---------------------------------------------------------------- the rep level
@@ -659,12 +639,8 @@ def analyse_tail(doc, face, base, label):
 def fmt_ratio(r, status="ok"):
     if status == "timeout":
         return "t/o"
-    if r is None:
-        return "-"
-    if r >= 100:
-        return f"{r:.0f}x"
-    if r >= 0.01:
-        return f"{r:.2f}x"
+    if r is None or r >= 0.01:
+        return common.times(r, whole_from=100)
     return f"{r:.1g}x" if r > 0 else "0x"
 
 
@@ -987,7 +963,7 @@ def main(argv=None):
     doc = {"tool": "bench/matrix/matrix.py", "mode": a.mode,
            "command": shlex.join(["bench/matrix/matrix.py"] + argv),
            "machine": machine(), "git_commit": git_commit(),
-           "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "load_start": loadavg(),
+           "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "load_start": common.loadavg(),
            "repeats": a.repeats, "compare_label": a.compare_label,
            "binaries": {"bench": a.bench, "compare_bench": a.compare_bench,
                         "plugin": os.path.abspath(a.plugin),
@@ -998,7 +974,7 @@ def main(argv=None):
 
     def save():
         doc["wall_s"] = round(time.monotonic() - t0, 1)
-        doc["load_end"] = loadavg()
+        doc["load_end"] = common.loadavg()
         with open(json_path + ".tmp", "w") as f:
             json.dump(analyse(doc), f, indent=1)
         os.replace(json_path + ".tmp", json_path)

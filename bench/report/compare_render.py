@@ -16,6 +16,7 @@ import math
 import os
 
 import report_data
+from common import times
 
 # workload (either face) -> class, in the order the table shows them.
 CLASSES = ["write", "batch write", "point read", "seek", "scan", "read + write", "seek + write"]
@@ -137,10 +138,6 @@ def face_word(face):
     return "db_bench" if face == "db_bench" else "rep"
 
 
-def ratio_text(r):
-    return "-" if r is None else f"{r:.2f}x" if r < 10 else f"{r:.0f}x"
-
-
 # ---------------------------------------------------------------- Auto
 
 def auto_phases(doc):
@@ -235,9 +232,9 @@ def summary(doc, report_path):
         if t not in keep:
             continue
         line = f"{('rep ' if face == 'rep' else 'db  ') + cls + f' t{t}':<23}" + "".join(
-            f"{ratio_text(row['reps'].get(r)):>{width}}" for r in show)
+            f"{times(row['reps'].get(r)):>{width}}" for r in show)
         if ceiling:
-            line += f"{ratio_text(row['reps'].get('ceiling')):>{width}}"
+            line += f"{times(row['reps'].get('ceiling')):>{width}}"
         ratio, best = best_of(row, reps)
         line += f"  {short(best) if best else '-'}" + ("" if ratio is None or ratio >= 1
                                                       else " (none beats the base)")
@@ -250,7 +247,7 @@ def summary(doc, report_path):
         if not below:
             lost.append(f"  {short(r):<16} none of {judged} cells")
         else:
-            worst = ", ".join(f"{w} {ratio_text(x)}" for x, w in below[:2])
+            worst = ", ".join(f"{w} {times(x)}" for x, w in below[:2])
             lost.append(f"  {short(r):<16} {len(below)} of {judged} cells; worst {worst}")
     tail = []
     failures = m.get("failures", []) + ([doc["phased"]["error"]] if (doc.get("phased") or {})
@@ -295,7 +292,7 @@ def plot_headline(plt, doc, path):
     for i, row in enumerate(grid):
         for j, v in enumerate(row):
             dark = v is not None and abs(logs[i][j]) > 0.6
-            ax.text(j, i, ratio_text(v) if v is not None else "", ha="center", va="center",
+            ax.text(j, i, times(v) if v is not None else "", ha="center", va="center",
                     fontsize=9, color="white" if dark else "black")
     ax.set_xticks(range(len(reps)))
     ax.set_xticklabels([short(r) for r in reps], rotation=20, ha="right", fontsize=9)
@@ -475,12 +472,12 @@ def render(doc, figures, matrix_md_rel):
     for (face, cls, t), row in table.items():
         ratio, best = best_of(row, reps)
         out.append(f"| {face_word(face)} | {cls} | {t} | {row['cells']} | " + " | ".join(
-            ratio_text(row["reps"].get(r)) for r in cols) + f" | {best or '-'} |")
+            times(row["reps"].get(r)) for r in cols) + f" | {best or '-'} |")
     out += ["", "**Where each rep loses** (every cell below 1.0x, worst first):", ""]
     for r, (below, judged) in losses(doc).items():
         if below:
             out.append(f"- {r}: {len(below)} of {judged} cells: " + ", ".join(
-                f"{w} {ratio_text(x)}" for x, w in below[:6]) + (", ..." if len(below) > 6
+                f"{w} {times(x)}" for x, w in below[:6]) + (", ..." if len(below) > 6
                                                                  else ""))
         else:
             out.append(f"- {r}: none of {judged} cells")
