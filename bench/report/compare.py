@@ -36,6 +36,7 @@ import sys
 import tempfile
 import time
 
+import compare_plots
 import compare_render as render
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -121,7 +122,7 @@ def run_phased(a, listed, tmp):
 def write(doc, out):
     os.makedirs(out, exist_ok=True)
     doc["out"] = out
-    figures = render.draw(doc, os.path.join(out, "img"))
+    figures = compare_plots.draw(doc, os.path.join(out, "img"))
     md_path = os.path.join(out, "benchmarks.md")
     with open(md_path, "w") as f:
         f.write(render.render(doc, figures, "matrix/matrix.md"))
