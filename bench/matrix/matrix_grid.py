@@ -10,7 +10,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "bench", "report"))
-import db_bench_compare as dbc  # noqa: E402  (the db_bench runs, reused)
+import db_bench_reps  # noqa: E402  (db_bench_compare.py's reps)
 
 # memrep_bench's workloads, in the order the matrix shows them.
 REP_WORKLOADS = ["fillrandom", "concurrentfill", "fillbatch", "overwrite", "readrandom",
@@ -35,7 +35,7 @@ NDEBUG_PLUGIN_REP = "bench.SkipListNDebug"
 # The rep that stores nothing (bench/ceiling/): what RocksDB itself allows.
 # Its reads read an empty memtable, so it runs in the write-only cells alone
 # and is nobody's worst cell: a bound, not a contender.
-CEILING_REP = dbc.CEILING
+CEILING_REP = db_bench_reps.CEILING
 
 MODES = {
     # 16-byte keys and 100-byte values, uniform keys, one repetition: enough

@@ -16,6 +16,7 @@ import time
 from matrix_grid import (CEILING_REP, CHOOSES_KEYS, DB_WORKLOADS, NDEBUG_PLUGIN_REP,
                          REP_WORKLOADS, ROOT, fmt_count, log, new_cell, rep_threads)
 import db_bench_compare as dbc  # bench/report's, on the path matrix_grid sets
+import db_bench_reps
 
 # RocksDB's own reps: of them the rep level runs only skip_list (the base).
 ROCKSDB_OWN = {"skip_list", "vector", "hash_skiplist", "hash_linkedlist"}
@@ -277,9 +278,9 @@ def run_db_face(a, doc, save, tmp_parent):
             if NDEBUG_PLUGIN_REP not in line:
                 log(line)
         if a.compare_bench:
-            old_traits = dbc.list_reps(os.path.abspath(a.compare_bench))
+            old_traits = db_bench_reps.list_reps(os.path.abspath(a.compare_bench))
             for l in old:
-                rep = dbc.rep_name(words[l])
+                rep = db_bench_reps.rep_name(words[l])
                 if rep in old_traits:
                     da.rep_traits[words[l]] = dict(old_traits[rep], source="--compare-bench")
         cell = new_cell("db_bench", name, da.key_size, da.value_size, da.num, t, "uniform")
