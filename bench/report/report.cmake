@@ -1,6 +1,6 @@
-# report.py, the benchmark report (bench/README.md, "Report"): its unit test
-# on canned documents, and a tiny end-to-end run of --short (about 2000
-# entries). compare.py, the main job (scripts/compare.sh): its test on canned
+# report.py, the benchmark report (bench/README.md, "Report"): its unit tests
+# on canned documents and stand-in programs (db_bench_compare.py's too), and
+# a tiny end-to-end run of --short (about 2000 entries). compare.py, the main job (scripts/compare.sh): its test on canned
 # documents and a tiny end-to-end run (2000 entries, a few seconds). Only where python3 is found. Debian's matplotlib is installed for
 # /usr/bin/python3, which may not be the python3 found first: use one that
 # has it, else the plots are left out (--no-plots) and their unit test skips.
@@ -22,6 +22,10 @@ if(Python3_Interpreter_FOUND)
   endforeach()
   add_test(NAME report_test
     COMMAND ${report_python} -B ${CMAKE_CURRENT_LIST_DIR}/report_test.py)
+  add_test(NAME report_run_test
+    COMMAND ${report_python} -B ${CMAKE_CURRENT_LIST_DIR}/report_run_test.py)
+  add_test(NAME report_db_bench_compare_test
+    COMMAND ${report_python} -B ${CMAKE_CURRENT_LIST_DIR}/db_bench_compare_test.py)
   # db_bench (Debian's rocksdb-tools) joins the end-to-end run when installed.
   find_program(MEMREP_DB_BENCH db_bench)
   set(report_parts rep,scaling)
