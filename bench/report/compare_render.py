@@ -17,6 +17,7 @@ import os
 
 import report_data
 from common import times
+from db_bench_reps import CEILING
 
 # workload (either face) -> class, in the order the table shows them.
 CLASSES = ["write", "batch write", "point read", "seek", "scan", "read + write", "seek + write"]
@@ -33,7 +34,6 @@ CLASS_OF = {
     ("db_bench", "seekrandomwhilewriting"): "seek + write",
 }
 BASES = {"skip_list_ndebug", "bench.SkipListNDebug"}
-CEILING = "bench.Ceiling"
 SUMMARY_LIMIT = 40
 
 
