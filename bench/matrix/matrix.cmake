@@ -3,22 +3,11 @@
 # same binaries as its second build, and checks its JSON, Markdown, redraw
 # and exit statuses (matrix_test.py). The db_bench face joins when Debian's
 # db_bench is installed. Only where python3 is found; the python with
-# matplotlib (Debian's, for /usr/bin/python3) when there is one, so that the
+# matplotlib (bench/report/python.cmake) when there is one, so that the
 # heat map is drawn and checked too. Included by bench/CMakeLists.txt with
 # MEMREP_BUILD_BENCH and MEMREP_BUILD_TESTS.
-find_package(Python3 COMPONENTS Interpreter)
+include(${CMAKE_CURRENT_LIST_DIR}/../report/python.cmake)
 if(Python3_Interpreter_FOUND)
-  set(matrix_python ${Python3_EXECUTABLE})
-  foreach(candidate ${Python3_EXECUTABLE} /usr/bin/python3)
-    if(EXISTS ${candidate})
-      execute_process(COMMAND ${candidate} -c "import matplotlib"
-                      RESULT_VARIABLE has_matplotlib OUTPUT_QUIET ERROR_QUIET)
-      if(has_matplotlib EQUAL 0)
-        set(matrix_python ${candidate})
-        break()
-      endif()
-    endif()
-  endforeach()
   find_program(MEMREP_DB_BENCH db_bench)
   set(matrix_db_bench "")
   if(MEMREP_DB_BENCH)
@@ -28,7 +17,7 @@ if(Python3_Interpreter_FOUND)
     endif()
   endif()
   add_test(NAME matrix_smoke
-    COMMAND ${matrix_python} -B ${CMAKE_CURRENT_LIST_DIR}/matrix_test.py
+    COMMAND ${bench_python} -B ${CMAKE_CURRENT_LIST_DIR}/matrix_test.py
             --bench=$<TARGET_FILE:memrep_bench> --plugin=$<TARGET_FILE:memrep_rocksdb>
             ${matrix_db_bench} --out=${CMAKE_CURRENT_BINARY_DIR}/matrix-smoke)
   set_tests_properties(matrix_smoke PROPERTIES TIMEOUT 300)

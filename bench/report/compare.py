@@ -36,13 +36,14 @@ import sys
 import tempfile
 import time
 
+import compare_plots
 import compare_render as render
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 MATRIX = os.path.join(ROOT, "bench", "matrix", "matrix.py")
 sys.path.insert(0, os.path.dirname(MATRIX))
-from matrix import list_reps  # noqa: E402  (memrep_bench --list_reps, as the matrix reads it)
+from matrix_run import list_reps  # noqa: E402  (memrep_bench --list_reps, as the matrix reads it)
 # memrep_phased: one round, 1 MiB memtables, 6 switches a phase: about a
 # second per rep, and enough switches for Auto to settle in every phase.
 PHASED_FLAGS = {"rounds": 1, "write_buffer_size": 1 << 20, "switches_per_phase": 6}
@@ -121,7 +122,7 @@ def run_phased(a, listed, tmp):
 def write(doc, out):
     os.makedirs(out, exist_ok=True)
     doc["out"] = out
-    figures = render.draw(doc, os.path.join(out, "img"))
+    figures = compare_plots.draw(doc, os.path.join(out, "img"))
     md_path = os.path.join(out, "benchmarks.md")
     with open(md_path, "w") as f:
         f.write(render.render(doc, figures, "matrix/matrix.md"))

@@ -1,5 +1,5 @@
 """What the main job (compare.py) makes of a matrix run: workload classes,
-the terminal summary, the Markdown report and its figures.
+the terminal summary and the Markdown report (its figures: compare_plots.py).
 
 Everything here reads compare.json's document and writes nothing but the
 files it is asked for, so that `compare.py --from-json` redraws a run.
@@ -16,6 +16,8 @@ import math
 import os
 
 import report_data
+from common import times
+from db_bench_reps import CEILING
 
 # workload (either face) -> class, in the order the table shows them.
 CLASSES = ["write", "batch write", "point read", "seek", "scan", "read + write", "seek + write"]
@@ -32,9 +34,7 @@ CLASS_OF = {
     ("db_bench", "seekrandomwhilewriting"): "seek + write",
 }
 BASES = {"skip_list_ndebug", "bench.SkipListNDebug"}
-CEILING = "bench.Ceiling"
 SUMMARY_LIMIT = 40
-DPI = 110
 
 
 # ---------------------------------------------------------------- names
@@ -137,10 +137,6 @@ def face_word(face):
     return "db_bench" if face == "db_bench" else "rep"
 
 
-def ratio_text(r):
-    return "-" if r is None else f"{r:.2f}x" if r < 10 else f"{r:.0f}x"
-
-
 # ---------------------------------------------------------------- Auto
 
 def auto_phases(doc):
@@ -235,9 +231,9 @@ def summary(doc, report_path):
         if t not in keep:
             continue
         line = f"{('rep ' if face == 'rep' else 'db  ') + cls + f' t{t}':<23}" + "".join(
-            f"{ratio_text(row['reps'].get(r)):>{width}}" for r in show)
+            f"{times(row['reps'].get(r)):>{width}}" for r in show)
         if ceiling:
-            line += f"{ratio_text(row['reps'].get('ceiling')):>{width}}"
+            line += f"{times(row['reps'].get('ceiling')):>{width}}"
         ratio, best = best_of(row, reps)
         line += f"  {short(best) if best else '-'}" + ("" if ratio is None or ratio >= 1
                                                       else " (none beats the base)")
@@ -250,7 +246,7 @@ def summary(doc, report_path):
         if not below:
             lost.append(f"  {short(r):<16} none of {judged} cells")
         else:
-            worst = ", ".join(f"{w} {ratio_text(x)}" for x, w in below[:2])
+            worst = ", ".join(f"{w} {times(x)}" for x, w in below[:2])
             lost.append(f"  {short(r):<16} {len(below)} of {judged} cells; worst {worst}")
     tail = []
     failures = m.get("failures", []) + ([doc["phased"]["error"]] if (doc.get("phased") or {})
@@ -264,134 +260,6 @@ def summary(doc, report_path):
         lines = lines[:max(1, room - 1)] + [f"  ... {len(lines) - max(1, room - 1)} more rows "
                                             "in the report"]
     return head + lines + lost + auto_lines(doc) + tail
-
-
-# ---------------------------------------------------------------- figures
-
-def heat_colours():
-    import matplotlib.pyplot as plt
-    from matplotlib.colors import TwoSlopeNorm
-    cmap = plt.get_cmap("RdBu").copy()
-    cmap.set_bad("#d9d9d9")
-    return cmap, TwoSlopeNorm(vmin=-1.0, vcenter=0.0, vmax=1.0)
-
-
-def plot_headline(plt, doc, path):
-    """Reps x workload classes, each tile the class's ratio to the base."""
-    table = class_table(doc)
-    reps = contenders(doc)
-    if any(r["reps"].get("ceiling") for r in table.values()):
-        reps = reps + ["ceiling"]
-    rows = list(table)
-    if not rows or not reps:
-        return False
-    grid = [[table[k]["reps"].get(r) for r in reps] for k in rows]
-    logs = [[float("nan") if v is None else max(-1.0, min(1.0, math.log10(max(v, 1e-3))))
-             for v in row] for row in grid]
-    cmap, norm = heat_colours()
-    fig, ax = plt.subplots(figsize=(2.6 + 1.05 * len(reps), 1.3 + 0.42 * len(rows)),
-                           constrained_layout=True)
-    image = ax.imshow(logs, cmap=cmap, norm=norm, aspect="auto", interpolation="nearest")
-    for i, row in enumerate(grid):
-        for j, v in enumerate(row):
-            dark = v is not None and abs(logs[i][j]) > 0.6
-            ax.text(j, i, ratio_text(v) if v is not None else "", ha="center", va="center",
-                    fontsize=9, color="white" if dark else "black")
-    ax.set_xticks(range(len(reps)))
-    ax.set_xticklabels([short(r) for r in reps], rotation=20, ha="right", fontsize=9)
-    ax.set_xlabel("rep (ceiling: a rep that stores nothing, db_bench write cells only)",
-                  fontsize=9)
-    for i in range(1, len(rows)):  # a line between the faces
-        if rows[i][0] != rows[i - 1][0]:
-            ax.axhline(i - 0.5, color="black", linewidth=1.5)
-    ax.set_yticks(range(len(rows)))
-    ax.set_yticklabels([f"{face_word(face)}: {cls}, {t} thread{'s' if t > 1 else ''}"
-                        for face, cls, t in rows], fontsize=9)
-    ax.set_ylabel("face: workload class, threads", fontsize=9)
-    base = doc["names"].get(doc["matrix"]["bases"].get("rep", {}).get("rep", ""), "the base")
-    ax.set_title(f"Which rep for which workload: ops/s over {base}'s\n(geometric mean of "
-                 f"the class's cells; {doc['matrix']['machine']['cores']}"
-                 f" cores, commit {str(doc['matrix'].get('git_commit'))[:10]})", fontsize=10)
-    ticks = [-1, math.log10(0.2), math.log10(0.5), 0, math.log10(2), math.log10(5), 1]
-    bar = fig.colorbar(image, ax=ax, ticks=ticks, shrink=0.8)
-    bar.ax.set_yticklabels(["≤0.1x", "0.2x", "0.5x", "1x", "2x", "5x", "≥10x"], fontsize=8)
-    bar.set_label("ratio to the base (log scale; grey: not run)", fontsize=8)
-    fig.savefig(path, dpi=DPI, bbox_inches="tight")
-    plt.close(fig)
-    return True
-
-
-def scaling_series(doc):
-    """{(face, workload): {rep: [(threads, ops/s)]}} where a workload ran at
-    three or more thread counts."""
-    names, series = doc["names"], {}
-    for c in doc["matrix"]["cells"]:
-        for r, e in c["reps"].items():
-            if e.get("ops_sec") and "@" not in r and names.get(r, r) != "ceiling":
-                series.setdefault((c["face"], c["workload"]), {}).setdefault(
-                    names.get(r, r), []).append((c["threads"], e["ops_sec"]))
-    return {k: {r: sorted(p) for r, p in v.items()} for k, v in series.items()
-            if len({t for p in v.values() for t, _ in p}) >= 3}
-
-
-def plot_scaling(plt, doc, path):
-    series = scaling_series(doc)
-    if not series:
-        return False
-    keys = sorted(series)
-    reps = []  # one colour per rep in every panel, one legend for all
-    for k in keys:
-        reps += [r for r in series[k] if r not in reps]
-    palette = plt.get_cmap("tab10")
-    colour = {r: palette(i % 10) for i, r in enumerate(reps)}
-    cols = min(4, len(keys))
-    rows = (len(keys) + cols - 1) // cols
-    fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.3 * rows + 0.6), squeeze=False,
-                             constrained_layout=True)
-    threads = sorted({t for k in keys for p in series[k].values() for t, _ in p})
-    for ax, key in zip([a for row in axes for a in row], keys):
-        for rep, points in series[key].items():
-            ax.plot([t for t, _ in points], [v / 1e6 for _, v in points], marker="o",
-                    color=colour[rep], label=short(rep), linewidth=1.2, markersize=3)
-        ax.set_xscale("log", base=2)
-        ax.set_xticks(threads)
-        ax.set_xticklabels([str(t) for t in threads])
-        ax.minorticks_off()
-        ax.set_ylim(bottom=0)
-        ax.set_title(f"{face_word(key[0])}: {key[1]}", fontsize=9)
-        ax.set_xlabel("threads", fontsize=8)
-        ax.set_ylabel("M ops/s", fontsize=8)
-        ax.grid(alpha=0.3)
-        ax.tick_params(labelsize=7)
-    for ax in [a for row in axes for a in row][len(keys):]:
-        ax.set_visible(False)
-    handles = [plt.Line2D([], [], color=colour[r], marker="o", label=short(r)) for r in reps]
-    fig.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0),
-               ncol=min(8, len(reps)), fontsize=8)
-    fig.suptitle("Thread scaling: median ops/s by thread count (for the mixed workloads, "
-                 "the readers')", fontsize=11)
-    fig.savefig(path, dpi=DPI, bbox_inches="tight")
-    plt.close(fig)
-    return True
-
-
-def draw(doc, img_dir):
-    """{name: 'img/x.png'} of the figures drawn; {} without matplotlib."""
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return {}
-    os.makedirs(img_dir, exist_ok=True)
-    drawn = {}
-    for name, fn in (("headline", plot_headline), ("scaling", plot_scaling)):
-        path = os.path.join(img_dir, f"{name}.png")
-        if fn(plt, doc, path):
-            drawn[name] = f"img/{name}.png"
-        elif os.path.exists(path):
-            os.unlink(path)
-    return drawn
 
 
 # ---------------------------------------------------------------- Markdown
@@ -475,12 +343,12 @@ def render(doc, figures, matrix_md_rel):
     for (face, cls, t), row in table.items():
         ratio, best = best_of(row, reps)
         out.append(f"| {face_word(face)} | {cls} | {t} | {row['cells']} | " + " | ".join(
-            ratio_text(row["reps"].get(r)) for r in cols) + f" | {best or '-'} |")
+            times(row["reps"].get(r)) for r in cols) + f" | {best or '-'} |")
     out += ["", "**Where each rep loses** (every cell below 1.0x, worst first):", ""]
     for r, (below, judged) in losses(doc).items():
         if below:
             out.append(f"- {r}: {len(below)} of {judged} cells: " + ", ".join(
-                f"{w} {ratio_text(x)}" for x, w in below[:6]) + (", ..." if len(below) > 6
+                f"{w} {times(x)}" for x, w in below[:6]) + (", ..." if len(below) > 6
                                                                  else ""))
         else:
             out.append(f"- {r}: none of {judged} cells")

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Tests of the main job's report (compare.py, compare_render.py).
+"""Tests of the main job's report (compare.py, compare_render.py, compare_plots.py).
 
 On canned documents (no benchmark runs): the workload classes and their
 geometric means, the best fixed rep, where each rep loses, Auto's choices,
@@ -23,6 +23,7 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import compare_plots  # noqa: E402
 import compare_render as render  # noqa: E402
 
 ARGS = None
@@ -185,9 +186,9 @@ class RenderTest(unittest.TestCase):
     @unittest.skipUnless(has_matplotlib(), "no matplotlib in this python")
     def test_figures(self):
         with tempfile.TemporaryDirectory() as tmp:
-            got = render.draw(canned(), tmp)
+            got = compare_plots.draw(canned(), tmp)
             self.assertEqual(got, {"headline": "img/headline.png"})  # two thread counts
-            got = render.draw(canned(threads=(1, 2, 4)), tmp)
+            got = compare_plots.draw(canned(threads=(1, 2, 4)), tmp)
             self.assertEqual(set(got), {"headline", "scaling"})
             for name in got:
                 with open(os.path.join(tmp, f"{name}.png"), "rb") as f:

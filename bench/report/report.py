@@ -45,6 +45,7 @@ import time
 import report_data
 import report_plots
 import report_render
+from common import command_output, cpu_model, git_state, loadavg_words, read_text
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -143,22 +144,6 @@ def nimbus_plan(mode, num_override=None, repeats_override=None):
 
 # ---------------------------------------------------------------- machine
 
-def read_text(path, default=""):
-    try:
-        with open(path) as f:
-            return f.read()
-    except OSError:
-        return default
-
-
-def command_output(cmd, cwd=None):
-    try:
-        p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=30)
-        return p.stdout.strip() if p.returncode == 0 else ""
-    except (OSError, subprocess.SubprocessError):
-        return ""
-
-
 def cmake_cache(build_dir, key):
     for line in read_text(os.path.join(build_dir, "CMakeCache.txt")).splitlines():
         if line.startswith(key + ":"):
@@ -168,9 +153,6 @@ def cmake_cache(build_dir, key):
 
 def collect_machine(build_dir, db_bench_path=None):
     """Facts about this machine and checkout; "" where unknown."""
-    cpuinfo = read_text("/proc/cpuinfo")
-    model = next((line.split(":", 1)[1].strip() for line in cpuinfo.splitlines()
-                  if line.startswith("model name")), platform.processor())
     mem_kib = next((int(line.split()[1]) for line in read_text("/proc/meminfo").splitlines()
                     if line.startswith("MemTotal:")), 0)
     compiler = cmake_cache(build_dir, "CMAKE_CXX_COMPILER")
@@ -178,14 +160,14 @@ def collect_machine(build_dir, db_bench_path=None):
     flags = cmake_cache(build_dir, f"CMAKE_CXX_FLAGS_{build_type.upper()}") if build_type else ""
     rocksdb = {p: command_output(["dpkg-query", "-W", "-f=${Version}", p])
                for p in ("librocksdb-dev", "rocksdb-tools")}
-    dirty = command_output(["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPO)
+    commit, dirty = git_state(REPO)
     try:
         import matplotlib
         mpl = matplotlib.__version__
     except ImportError:
         mpl = ""
     return {
-        "cpu_model": model,
+        "cpu_model": cpu_model(platform.processor()),
         "cpus_online": os.cpu_count() or 0,
         "cpus_usable": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 0,
         "ram_gib": round(mem_kib / (1 << 20), 1),
@@ -198,11 +180,11 @@ def collect_machine(build_dir, db_bench_path=None):
         "build": f"{build_type} {flags}".strip(),
         "rocksdb_packages": rocksdb,
         "db_bench": db_bench_path or "",
-        "git_commit": command_output(["git", "rev-parse", "HEAD"], cwd=REPO),
-        "git_dirty": bool(dirty),
+        "git_commit": commit,
+        "git_dirty": dirty,
         "python": platform.python_version(),
         "matplotlib": mpl,
-        "loadavg_start": read_text("/proc/loadavg").split()[:3],
+        "loadavg_start": loadavg_words(),
     }
 
 
@@ -262,10 +244,11 @@ def run_memrep_bench(run, bench, tmp, timeout):
     run_for_json(run, cmd, json_path, timeout, "memrep_bench")
 
 
-def run_for_json(run, cmd, json_path, timeout, tool):
-    """Runs cmd for `run`: its wall time, stdout table, status, and the JSON it wrote."""
+def run_for_json(run, cmd, json_path, timeout, tool, log_prefix=None):
+    """Runs cmd for `run`: its wall time, stdout table, status, and the JSON
+    it wrote. Progress lines name it log_prefix, by default its name."""
     t0 = time.monotonic()
-    code, stdout, err = run_tool(cmd, timeout, run["name"])
+    code, stdout, err = run_tool(cmd, timeout, log_prefix or run["name"])
     run["wall_s"] = round(time.monotonic() - t0, 1)
     run["table"] = stdout
     run["data"] = None
@@ -310,19 +293,7 @@ def run_db_bench(db, args, tmp):
     shown = ["python3", "bench/report/db_bench_compare.py"] + [
         os.path.relpath(c, REPO) if c == args.plugin else c for c in cmd[2:-2]]
     db["command"] = shlex.join(shown)
-    t0 = time.monotonic()
-    code, stdout, err = run_tool(cmd, args.timeout * 4, "db_bench")
-    db["wall_s"] = round(time.monotonic() - t0, 1)
-    db["table"], db["data"] = stdout, None
-    if code != 0:
-        db["status"], db["error"] = "failed", failure_text(code, args.timeout * 4, err)
-        return
-    try:
-        with open(json_path) as f:
-            db["data"] = json.load(f)
-        db["status"], db["error"] = "ok", None
-    except (OSError, ValueError) as e:
-        db["status"], db["error"] = "failed", f"no usable JSON from db_bench_compare.py: {e}"
+    run_for_json(db, cmd, json_path, args.timeout * 4, "db_bench_compare.py", "db_bench")
 
 
 # ---------------------------------------------------------------- main
@@ -444,7 +415,7 @@ def run_everything(a, argv):
         if "nimbus" in a.parts:
             run_nimbus_part(doc, a, tmp)
     doc["total_wall_s"] = round(time.monotonic() - t0, 1)
-    doc["machine"]["loadavg_end"] = read_text("/proc/loadavg").split()[:3]
+    doc["machine"]["loadavg_end"] = loadavg_words()
     return doc
 
 

@@ -4,13 +4,12 @@ Every function here takes the document that report.py writes and
 tolerates missing parts: a failed run has no data and simply contributes no
 numbers. Nothing here reads files or runs anything.
 """
+from db_bench_reps import CEILING  # db_bench_compare.py --ceiling: the rep that stores nothing
 
 BASELINE = "skip_list"
 CANDIDATE = "sorted_hash"
 DB_BASELINE = "skip_list"
 DB_CANDIDATE = "memrep.SortedHash"
-# db_bench_compare.py --ceiling: the rep that stores nothing.
-CEILING = "bench.Ceiling"
 REP_ORDER = ["skip_list", "vector", "hash_skiplist", "hash_linkedlist", "sorted_hash"]
 WORKLOAD_ORDER = ["fillrandom", "fillseq", "overwrite", "concurrentfill", "readrandom",
                   "readseq", "seekrandom", "readwrite", "seekwhilewriting"]

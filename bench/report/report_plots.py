@@ -8,6 +8,7 @@ others are still drawn.
 import os
 
 import report_data as data
+from common import times
 from report_data import count
 
 COLORS = {"skip_list": "#4c72b0", "vector": "#8c8c8c", "hash_skiplist": "#dd8452",
@@ -18,6 +19,17 @@ DPI = 110
 
 def color(rep):
     return COLORS.get(rep, "#c44e52")
+
+
+def saved(plt, fig, path, title=None):
+    """Titles fig (when a title is given), lays it out, writes it to path
+    and closes it; True: the plot is drawn."""
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=DPI)
+    plt.close(fig)
+    return True
 
 
 def ratio_axis(ax, values):
@@ -35,7 +47,7 @@ def ratio_axis(ax, values):
 def label_bars(ax, bars, values):
     for b, v in zip(bars, values):
         if v:
-            ax.annotate(f"{v:.2f}x" if v < 10 else f"{v:.0f}x",
+            ax.annotate(times(v),
                         (b.get_x() + b.get_width() / 2, b.get_height()),
                         ha="center", va="bottom", fontsize=7, xytext=(0, 1),
                         textcoords="offset points")
@@ -91,11 +103,8 @@ def plot_headline(plt, doc, path):
         ax.set_xticks(range(len(workloads)), workloads, rotation=30, ha="right", fontsize=8)
         ax.set_title(f"db_bench, {count(config.get('num', 0))} keys: "
                      f"{data.DB_CANDIDATE} / {reps[0]}", fontsize=10)
-    fig.suptitle("memrep.SortedHash vs RocksDB's skip_list memtable (higher is better)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=DPI)
-    plt.close(fig)
-    return True
+    return saved(plt, fig, path,
+                 "memrep.SortedHash vs RocksDB's skip_list memtable (higher is better)")
 
 
 def plot_throughput(plt, s, path):
@@ -118,10 +127,7 @@ def plot_throughput(plt, s, path):
     ax.set_ylabel("ops/s ratio to skip_list (missing bar: skipped)")
     ax.set_title(f"memrep_bench, {s.label()}: throughput relative to skip_list")
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=DPI)
-    plt.close(fig)
-    return True
+    return saved(plt, fig, path)
 
 
 def plot_scaling(plt, doc, path):
@@ -142,11 +148,7 @@ def plot_scaling(plt, doc, path):
         ax.grid(alpha=0.3, which="both")
     axes[0][0].set_ylabel("ops/s (item size 100)")
     axes[0][0].legend(fontsize=8)
-    fig.suptitle("memrep_bench: throughput vs entry count")
-    fig.tight_layout()
-    fig.savefig(path, dpi=DPI)
-    plt.close(fig)
-    return True
+    return saved(plt, fig, path, "memrep_bench: throughput vs entry count")
 
 
 def plot_latency(plt, doc, path):
@@ -180,11 +182,7 @@ def plot_latency(plt, doc, path):
     axes[0][0].legend(handles=[Patch(facecolor="#555555", alpha=a, edgecolor="black",
                                      label=name) for _, name, a in pcts],
                       fontsize=7, title="bars, left to right", title_fontsize=7)
-    fig.suptitle(f"memrep_bench, {s.label()}: sampled latency percentiles")
-    fig.tight_layout()
-    fig.savefig(path, dpi=DPI)
-    plt.close(fig)
-    return True
+    return saved(plt, fig, path, f"memrep_bench, {s.label()}: sampled latency percentiles")
 
 
 def plot_db_bench(plt, doc, path):
@@ -210,12 +208,8 @@ def plot_db_bench(plt, doc, path):
         ax.set_xticks(range(len(workloads)), workloads, rotation=30, ha="right", fontsize=8)
         ax.set_title(f"{what}: ratio to {reps[0]}")
     axes[0].legend(fontsize=8)
-    fig.suptitle(f"db_bench, {count(config.get('num', 0))} keys, median of "
-                 f"{config.get('repeats')}")
-    fig.tight_layout()
-    fig.savefig(path, dpi=DPI)
-    plt.close(fig)
-    return True
+    return saved(plt, fig, path, f"db_bench, {count(config.get('num', 0))} keys, median of "
+                                 f"{config.get('repeats')}")
 
 
 def draw_plots(doc, img_dir, disabled=False):
