@@ -98,12 +98,7 @@ int Calibrate(const Flags& base) {
     flags.num_threads = 1;
     const WorkloadInfo& workload = *FindWorkload(column.workload);
     const KeyPlan plan = MakeKeyPlan(workload, flags);
-    WorkloadInput input;
-    input.flags = &flags;
-    input.keys = &keys;
-    input.values = &values;
-    input.plan = &plan;
-    input.progress = &progress;
+    WorkloadInput input = WorkloadInput::Of(flags, keys, values, plan, &progress);
     const RepConfig config = RepConfigOf(flags);
     for (uint32_t repeat = 0; repeat < flags.repeats; ++repeat) {
       for (size_t k = 0; k < reps.size(); ++k) {

@@ -67,12 +67,7 @@ int Main(int argc, char** argv) {
   for (const std::string& name : flags.benchmarks) {
     const WorkloadInfo& workload = *FindWorkload(name);
     const KeyPlan plan = MakeKeyPlan(workload, flags);
-    WorkloadInput input;
-    input.flags = &flags;
-    input.keys = &keys;
-    input.values = &values;
-    input.plan = &plan;
-    input.progress = &progress;
+    WorkloadInput input = WorkloadInput::Of(flags, keys, values, plan, &progress);
     for (uint32_t repeat = 0; repeat < flags.repeats; ++repeat) {
       // Alternate the reps, and rotate who goes first, so that they share
       // the machine's noise.

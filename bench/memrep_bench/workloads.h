@@ -89,6 +89,18 @@ struct WorkloadInput {
   // The rep keeps one version per user key (a standalone peer that says so):
   // the checks after mix8020 expect each key's newest version only.
   bool single_version = false;
+
+  // The input every run names: its flags, keys, values and plan.
+  static WorkloadInput Of(const Flags& flags, const KeyCodec& keys, const ValuePool& values,
+                          const KeyPlan& plan, Progress* progress = nullptr) {
+    WorkloadInput input;
+    input.flags = &flags;
+    input.keys = &keys;
+    input.values = &values;
+    input.plan = &plan;
+    input.progress = progress;
+    return input;
+  }
 };
 
 // One run of one workload on one rep.

@@ -393,11 +393,7 @@ TEST(ColumnarMemtablePeer, BenchRunsItThroughTheStandaloneFace) {
     const ValuePool values(flags.item_size, flags.seed);
     for (const WorkloadInfo& workload : KnownWorkloads()) {
       const KeyPlan plan = MakeKeyPlan(workload, flags);
-      WorkloadInput input;
-      input.flags = &flags;
-      input.keys = &keys;
-      input.values = &values;
-      input.plan = &plan;
+      WorkloadInput input = WorkloadInput::Of(flags, keys, values, plan);
       std::unique_ptr<RepFactory> factory;
       ASSERT_TRUE(
           RepFactory::Make(kRep, RepConfigOf(flags), ExpectedArenaBytes(workload, flags), &factory)

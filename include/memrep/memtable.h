@@ -30,6 +30,7 @@
 #include "memrep/comparator.h"
 #include "memrep/entry.h"
 #include "memrep/export.h"
+#include "memrep/iterator.h"
 #include "memrep/rep.h"
 #include "memrep/status.h"
 
@@ -90,41 +91,6 @@ class MEMREP_EXPORT WriteBatch {
 
   std::string rep_;  // per record: type | varint32 key size | key | varint32 value size | value
   size_t count_ = 0;
-};
-
-// A cursor over every record (all versions) in internal-key order: user key
-// ascending, then sequence descending.
-class MEMREP_EXPORT MemTableIterator {
- public:
-  explicit MemTableIterator(std::unique_ptr<RepIterator> rep) : rep_(std::move(rep)) {}
-
-  bool Valid() const { return status_.ok() && rep_->Valid(); }
-  // REQUIRES: Valid(). The view is valid until the iterator moves or is destroyed.
-  EntryView entry() const { return rep_->entry(); }
-  // OK, or why the last positioning call found nothing to show (out of
-  // memory); the iterator is then not Valid().
-  Status status() const;
-
-  void SeekToFirst();
-  void SeekToLast();
-  // First record of a key >= user_key visible at `snapshot` (or of a later key).
-  // A snapshot or sequence above kMaxSequenceNumber reads as kMaxSequenceNumber,
-  // here, in SeekForPrev and in MemTable::Get.
-  void Seek(std::string_view user_key, SequenceNumber snapshot = kMaxSequenceNumber);
-  // Last record <= (user_key, sequence): with sequence 0, the oldest record of
-  // the largest key <= user_key.
-  void SeekForPrev(std::string_view user_key, SequenceNumber sequence = 0);
-  // REQUIRES: Valid().
-  void Next();
-  void Prev();
-
- private:
-  // Seek (or with `backward`, SeekForPrev) to (user_key, sequence).
-  void SeekTo(std::string_view user_key, SequenceNumber sequence, bool backward);
-
-  std::unique_ptr<RepIterator> rep_;
-  std::string scratch_;
-  Status status_;  // not OK when the last positioning call failed here (then not Valid())
 };
 
 class MEMREP_EXPORT MemTable {
@@ -205,17 +171,6 @@ class MEMREP_EXPORT MemTable {
   struct Impl;
   explicit MemTable(std::unique_ptr<Impl> impl);
   Status Validate(const EntryView& record) const;
-  // The bodies of the public functions, which turn std::bad_alloc from
-  // memrep's own bookkeeping into OutOfMemory.
-  static Status OpenGuarded(const MemTableOptions& options, std::unique_ptr<MemTable>* out);
-  Status AddGuarded(std::string_view key, SequenceNumber seq, ValueType type,
-                    std::string_view value);
-  Status WriteGuarded(std::span<const EntryView> records);
-  Status WriteBatchGuarded(const WriteBatch& batch, SequenceNumber first_seq);
-  Status GetGuarded(std::string_view key, SequenceNumber snapshot, std::string* value) const;
-  Status MultiGetGuarded(std::span<const std::string_view> keys, SequenceNumber snapshot,
-                         std::vector<std::string>* values, std::vector<Status>* statuses) const;
-  Status DrainGuarded(const std::function<void(const EntryView&)>& fn) const;
 
   std::unique_ptr<Impl> impl_;
 };

@@ -56,6 +56,8 @@ MEMREP_EXPORT std::vector<RepInfo> ListReps();
 MEMREP_EXPORT Status DescribeRep(std::string_view name, RepInfo* out);
 
 // A rep and its option values: what an options string names. Copyable.
+struct RepSpecAccess;
+
 class MEMREP_EXPORT RepSpec {
  public:
   // Parses an options string (the forms above). InvalidArgument for an
@@ -101,11 +103,10 @@ class MEMREP_EXPORT RepSpec {
   // Builds the rep: CheckComparator's error, OutOfMemory, or OK.
   Status NewRep(const RepContext& context, std::unique_ptr<Rep>* out) const;
 
-  // Internal: the registry's record of the rep and the typed option values.
-  struct Impl;
-  const Impl& impl() const { return *impl_; }
-
  private:
+  friend struct RepSpecAccess;  // the registry's own code (src/registry/)
+  // The registry's record of the rep and the typed option values.
+  struct Impl;
   std::unique_ptr<Impl> impl_;
 };
 

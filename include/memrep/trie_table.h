@@ -11,8 +11,8 @@
 //   memrep::ValueType type;
 //   s = table->Get("apple", /*snapshot=*/100, &value, &type);
 //
-// Its iterators are the standalone face's MemTableIterator: include
-// "memrep/memtable.h" to use one (this header only declares it).
+// Its iterators are MemTableIterators: include "memrep/iterator.h" to use one
+// (this header only declares it).
 //
 // Thread safety: every function may be called from many threads at once. An
 // iterator must be destroyed before its table.
@@ -29,7 +29,7 @@
 
 namespace memrep {
 
-class MemTableIterator;  // memrep/memtable.h
+class MemTableIterator;  // memrep/iterator.h
 class RepIterator;       // memrep/rep.h
 
 class MEMREP_EXPORT TrieTable {
@@ -54,7 +54,6 @@ class MEMREP_EXPORT TrieTable {
 
   // Every record in the table's order (its comparator's: bytewise or
   // reverse; sequences descending within a key), as MemTable's iterator.
-  // (Built by the standalone face, src/memtable/trie_table_iterator.cc.)
   Status NewIterator(std::unique_ptr<MemTableIterator>* out) const;
 
   // Records stored (the memtable's NumEntries when it was frozen). O(1).

@@ -35,7 +35,6 @@ Op Sibling(Op op) {
     case kInsert:
       return kConcurrentInsert;
     case kConcurrentInsert:
-      return kInsert;
     case kBatchEntry:
       return kInsert;
     case kGet:
@@ -45,11 +44,9 @@ Op Sibling(Op op) {
     case kStep:
       return kReaderStep;
     case kReaderGet:
-      return kGet;
     case kReaderSeek:
-      return kSeek;
     case kReaderStep:
-      return kStep;
+      return TableColumn(op);
     default:
       return kOps;
   }

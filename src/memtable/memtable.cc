@@ -70,35 +70,34 @@ Status GatedWrite(concurrency::WriteGate& gate, concurrency::Mutex& writer_mu, b
 }  // namespace
 
 Status MemTable::Open(const MemTableOptions& options, std::unique_ptr<MemTable>* out) {
-  return Guarded([&] { return OpenGuarded(options, out); });
-}
-
-Status MemTable::OpenGuarded(const MemTableOptions& options, std::unique_ptr<MemTable>* out) {
-  RepSpec spec;
-  Status s = RepSpec::Parse(options.rep, &spec);
-  if (!s.ok()) return s;
-  if (options.arena_block_size < 4096 || options.arena_block_size > (size_t{1} << 30)) {
-    return Status::InvalidArgument("arena_block_size=" + std::to_string(options.arena_block_size) +
-                                   " is out of range; use 4096..1073741824");
-  }
-  s = spec.CheckComparator(options.comparator);
-  if (!s.ok()) return s;
-  // Standalone, the engine says how large the table grows, so a rep that
-  // cannot hold that much is refused here, before any write (inside RocksDB a
-  // rep asks for a switch instead: rocksdb/rep_factory.cc, ValidateOptions).
-  s = spec.CheckWriteBufferSize(options.write_buffer_size);
-  if (!s.ok()) return s;
-  auto impl = std::make_unique<Impl>(options, std::move(spec));
-  RepContext context;
-  context.allocator = options.allocator != nullptr ? options.allocator : &impl->arena;
-  context.comparator = options.comparator;
-  context.rows = false;
-  context.write_buffer_size = options.write_buffer_size;
-  context.lineage = options.lineage.get();
-  s = impl->spec.NewRep(context, &impl->rep);
-  if (!s.ok()) return s;
-  out->reset(new MemTable(std::move(impl)));
-  return Status::OK();
+  return Guarded([&]() -> Status {
+    RepSpec spec;
+    Status s = RepSpec::Parse(options.rep, &spec);
+    if (!s.ok()) return s;
+    if (options.arena_block_size < 4096 || options.arena_block_size > (size_t{1} << 30)) {
+      return Status::InvalidArgument(
+          "arena_block_size=" + std::to_string(options.arena_block_size) +
+          " is out of range; use 4096..1073741824");
+    }
+    s = spec.CheckComparator(options.comparator);
+    if (!s.ok()) return s;
+    // Standalone, the engine says how large the table grows, so a rep that
+    // cannot hold that much is refused here, before any write (inside RocksDB a
+    // rep asks for a switch instead: rocksdb/rep_factory.cc, ValidateOptions).
+    s = spec.CheckWriteBufferSize(options.write_buffer_size);
+    if (!s.ok()) return s;
+    auto impl = std::make_unique<Impl>(options, std::move(spec));
+    RepContext context;
+    context.allocator = options.allocator != nullptr ? options.allocator : &impl->arena;
+    context.comparator = options.comparator;
+    context.rows = false;
+    context.write_buffer_size = options.write_buffer_size;
+    context.lineage = options.lineage.get();
+    s = impl->spec.NewRep(context, &impl->rep);
+    if (!s.ok()) return s;
+    out->reset(new MemTable(std::move(impl)));
+    return Status::OK();
+  });
 }
 
 Status MemTable::Open(std::string_view rep, std::unique_ptr<MemTable>* out) {
@@ -136,39 +135,34 @@ Status MemTable::Validate(const EntryView& record) const {
 
 Status MemTable::Add(std::string_view key, SequenceNumber seq, ValueType type,
                      std::string_view value) {
-  return Guarded([&] { return AddGuarded(key, seq, type, value); });
-}
-
-Status MemTable::AddGuarded(std::string_view key, SequenceNumber seq, ValueType type,
-                            std::string_view value) {
-  if (seq > kMaxSequenceNumber) {
-    return Status::InvalidArgument("sequence " + std::to_string(seq) +
-                                   " is above kMaxSequenceNumber (2^56-1)");
-  }
-  const EntryView record = EntryView::Of(key, seq, type, value);
-  Status s = Validate(record);
-  if (!s.ok()) return s;
-  Rep& rep = *impl_->rep;
-  const bool concurrent = traits().concurrent_insert;
-  return GatedWrite(impl_->gate, impl_->writer_mu, concurrent,
-                    [&] { return rep.Add(record, concurrent); });
+  return Guarded([&]() -> Status {
+    if (seq > kMaxSequenceNumber) {
+      return Status::InvalidArgument("sequence " + std::to_string(seq) +
+                                     " is above kMaxSequenceNumber (2^56-1)");
+    }
+    const EntryView record = EntryView::Of(key, seq, type, value);
+    Status s = Validate(record);
+    if (!s.ok()) return s;
+    Rep& rep = *impl_->rep;
+    const bool concurrent = traits().concurrent_insert;
+    return GatedWrite(impl_->gate, impl_->writer_mu, concurrent,
+                      [&] { return rep.Add(record, concurrent); });
+  });
 }
 
 Status MemTable::Write(std::span<const EntryView> records) {
-  return Guarded([&] { return WriteGuarded(records); });
-}
-
-Status MemTable::WriteGuarded(std::span<const EntryView> records) {
-  for (size_t i = 0; i < records.size(); ++i) {
-    Status s = Validate(records[i]);
-    if (!s.ok()) {
-      return Status::InvalidArgument("batch record " + std::to_string(i) + ": " + s.message());
+  return Guarded([&]() -> Status {
+    for (size_t i = 0; i < records.size(); ++i) {
+      Status s = Validate(records[i]);
+      if (!s.ok()) {
+        return Status::InvalidArgument("batch record " + std::to_string(i) + ": " + s.message());
+      }
     }
-  }
-  Rep& rep = *impl_->rep;
-  const bool concurrent = traits().concurrent_insert;
-  return GatedWrite(impl_->gate, impl_->writer_mu, concurrent,
-                    [&] { return rep.AddBatch(records, concurrent); });
+    Rep& rep = *impl_->rep;
+    const bool concurrent = traits().concurrent_insert;
+    return GatedWrite(impl_->gate, impl_->writer_mu, concurrent,
+                      [&] { return rep.AddBatch(records, concurrent); });
+  });
 }
 
 // WriteBatch's records: type | varint32 key size | key | varint32 value size | value.
@@ -189,20 +183,18 @@ void WriteBatch::ForEach(Fn&& fn) const {
 }
 
 Status MemTable::Write(const WriteBatch& batch, SequenceNumber first_seq) {
-  return Guarded([&] { return WriteBatchGuarded(batch, first_seq); });
-}
-
-Status MemTable::WriteBatchGuarded(const WriteBatch& batch, SequenceNumber first_seq) {
-  if (batch.Count() > 0 && first_seq > kMaxSequenceNumber - (batch.Count() - 1)) {
-    return Status::InvalidArgument("the batch's sequences would pass kMaxSequenceNumber");
-  }
-  std::vector<EntryView> records;
-  records.reserve(batch.Count());
-  SequenceNumber seq = first_seq;
-  batch.ForEach([&](ValueType type, std::string_view key, std::string_view value) {
-    records.push_back(EntryView::Of(key, seq++, type, value));
+  return Guarded([&]() -> Status {
+    if (batch.Count() > 0 && first_seq > kMaxSequenceNumber - (batch.Count() - 1)) {
+      return Status::InvalidArgument("the batch's sequences would pass kMaxSequenceNumber");
+    }
+    std::vector<EntryView> records;
+    records.reserve(batch.Count());
+    SequenceNumber seq = first_seq;
+    batch.ForEach([&](ValueType type, std::string_view key, std::string_view value) {
+      records.push_back(EntryView::Of(key, seq++, type, value));
+    });
+    return Write(records);
   });
-  return Write(records);
 }
 
 namespace {
@@ -235,14 +227,6 @@ bool GetCallback(void* arg, const EntryView& entry) {
   return false;  // the first record at or after the lookup key decides
 }
 
-}  // namespace
-
-Status MemTable::Get(std::string_view key, SequenceNumber snapshot, std::string* value) const {
-  return Guarded([&] { return GetGuarded(key, snapshot, value); });
-}
-
-namespace {
-
 // What a Get's state says about its key.
 Status Outcome(const GetState& state) {
   if (!state.found) return Status::NotFound();
@@ -267,63 +251,60 @@ void EncodeLookupKey(std::string_view key, SequenceNumber snapshot, char* out) {
 
 }  // namespace
 
-Status MemTable::GetGuarded(std::string_view key, SequenceNumber snapshot,
-                            std::string* value) const {
-  if (snapshot > kMaxSequenceNumber) snapshot = kMaxSequenceNumber;
-  // The lookup key on the stack when it fits (no allocation per Get).
-  constexpr size_t kStackKey = 256;
-  char stack[kStackKey];
-  std::string heap;
-  char* lookup = stack;
-  if (key.size() + 8 > kStackKey) {
-    try {
-      heap.resize(key.size() + 8);
-    } catch (const std::bad_alloc&) {
-      return Status::OutOfMemory("could not allocate a lookup key");
+Status MemTable::Get(std::string_view key, SequenceNumber snapshot, std::string* value) const {
+  return Guarded([&]() -> Status {
+    if (snapshot > kMaxSequenceNumber) snapshot = kMaxSequenceNumber;
+    // The lookup key on the stack when it fits (no allocation per Get).
+    constexpr size_t kStackKey = 256;
+    char stack[kStackKey];
+    std::string heap;
+    char* lookup = stack;
+    if (key.size() + 8 > kStackKey) {
+      try {
+        heap.resize(key.size() + 8);
+      } catch (const std::bad_alloc&) {
+        return Status::OutOfMemory("could not allocate a lookup key");
+      }
+      lookup = heap.data();
     }
-    lookup = heap.data();
-  }
-  EncodeLookupKey(key, snapshot, lookup);
-  GetState state;
-  state.order = &impl_->order;
-  state.key = key;
-  state.value = value;
-  impl_->rep->Get(std::string_view(lookup, key.size() + 8), &state, GetCallback);
-  return Outcome(state);
+    EncodeLookupKey(key, snapshot, lookup);
+    GetState state;
+    state.order = &impl_->order;
+    state.key = key;
+    state.value = value;
+    impl_->rep->Get(std::string_view(lookup, key.size() + 8), &state, GetCallback);
+    return Outcome(state);
+  });
 }
 
 Status MemTable::MultiGet(std::span<const std::string_view> keys, SequenceNumber snapshot,
                           std::vector<std::string>* values, std::vector<Status>* statuses) const {
-  return Guarded([&] { return MultiGetGuarded(keys, snapshot, values, statuses); });
-}
-
-Status MemTable::MultiGetGuarded(std::span<const std::string_view> keys, SequenceNumber snapshot,
-                                 std::vector<std::string>* values,
-                                 std::vector<Status>* statuses) const {
-  if (snapshot > kMaxSequenceNumber) snapshot = kMaxSequenceNumber;
-  // bad_alloc from here on is Guarded's OutOfMemory.
-  values->resize(keys.size());
-  statuses->assign(keys.size(), Status::OK());
-  // Every lookup key in one buffer.
-  size_t bytes = 0;
-  for (const std::string_view key : keys) bytes += key.size() + 8;
-  std::string buffer(bytes, '\0');
-  std::vector<std::string_view> lookups(keys.size());
-  std::vector<GetState> states(keys.size());
-  char* at = buffer.data();
-  for (size_t i = 0; i < keys.size(); ++i) {
-    EncodeLookupKey(keys[i], snapshot, at);
-    lookups[i] = std::string_view(at, keys[i].size() + 8);
-    at += keys[i].size() + 8;
-    states[i].order = &impl_->order;
-    states[i].key = keys[i];
-    states[i].value = &(*values)[i];
-  }
-  impl_->rep->MultiGet(lookups, states.data(), [](void* arg, size_t i, const EntryView& entry) {
-    return GetCallback(&static_cast<GetState*>(arg)[i], entry);
+  return Guarded([&]() -> Status {
+    if (snapshot > kMaxSequenceNumber) snapshot = kMaxSequenceNumber;
+    // bad_alloc from here on is Guarded's OutOfMemory.
+    values->resize(keys.size());
+    statuses->assign(keys.size(), Status::OK());
+    // Every lookup key in one buffer.
+    size_t bytes = 0;
+    for (const std::string_view key : keys) bytes += key.size() + 8;
+    std::string buffer(bytes, '\0');
+    std::vector<std::string_view> lookups(keys.size());
+    std::vector<GetState> states(keys.size());
+    char* at = buffer.data();
+    for (size_t i = 0; i < keys.size(); ++i) {
+      EncodeLookupKey(keys[i], snapshot, at);
+      lookups[i] = std::string_view(at, keys[i].size() + 8);
+      at += keys[i].size() + 8;
+      states[i].order = &impl_->order;
+      states[i].key = keys[i];
+      states[i].value = &(*values)[i];
+    }
+    impl_->rep->MultiGet(lookups, states.data(), [](void* arg, size_t i, const EntryView& entry) {
+      return GetCallback(&static_cast<GetState*>(arg)[i], entry);
+    });
+    for (size_t i = 0; i < keys.size(); ++i) (*statuses)[i] = Outcome(states[i]);
+    return Status::OK();
   });
-  for (size_t i = 0; i < keys.size(); ++i) (*statuses)[i] = Outcome(states[i]);
-  return Status::OK();
 }
 
 Status MemTable::NewIterator(std::unique_ptr<MemTableIterator>* out) const {
@@ -345,18 +326,16 @@ Status MemTable::Freeze() {
 bool MemTable::frozen() const { return impl_->frozen.load(std::memory_order_acquire); }
 
 Status MemTable::Drain(const std::function<void(const EntryView&)>& fn) const {
-  return Guarded([&] { return DrainGuarded(fn); });
-}
-
-Status MemTable::DrainGuarded(const std::function<void(const EntryView&)>& fn) const {
-  if (!frozen()) {
-    return Status::InvalidArgument("Drain needs a frozen memtable: call Freeze() first");
-  }
-  std::unique_ptr<MemTableIterator> it;
-  Status s = NewIterator(&it);
-  if (!s.ok()) return s;
-  for (it->SeekToFirst(); it->Valid(); it->Next()) fn(it->entry());
-  return it->status();
+  return Guarded([&]() -> Status {
+    if (!frozen()) {
+      return Status::InvalidArgument("Drain needs a frozen memtable: call Freeze() first");
+    }
+    std::unique_ptr<MemTableIterator> it;
+    Status s = NewIterator(&it);
+    if (!s.ok()) return s;
+    for (it->SeekToFirst(); it->Valid(); it->Next()) fn(it->entry());
+    return it->status();
+  });
 }
 
 size_t MemTable::MemoryUsage() const {

@@ -27,6 +27,12 @@ struct RepSpec::Impl {
   }
 };
 
+// The registry's own access to what RepSpec keeps private.
+struct RepSpecAccess {
+  using Impl = RepSpec::Impl;
+  static const Impl& Of(const RepSpec& spec) { return *spec.impl_; }
+};
+
 using registry::ForEachItem;
 using registry::SplitItem;
 using registry::Trim;
@@ -61,7 +67,7 @@ Status UnknownRep(std::string_view name) {
 
 // Finds the rep `name` names ("<name>" or "<name>:<positional value>") and
 // starts *impl at its defaults, with the positional option set.
-Status StartSpec(std::string_view name, RepSpec::Impl* impl) {
+Status StartSpec(std::string_view name, RepSpecAccess::Impl* impl) {
   std::string_view positional;
   const size_t colon = name.find(':');
   if (colon != std::string_view::npos) {
@@ -82,7 +88,7 @@ Status StartSpec(std::string_view name, RepSpec::Impl* impl) {
 }
 
 // Parses `text` into *impl (see registry.h for the forms).
-Status ParseSpec(std::string_view text, RepSpec::Impl* impl) {
+Status ParseSpec(std::string_view text, RepSpecAccess::Impl* impl) {
   text = Trim(text);
   if (text.find('=') == std::string_view::npos) {
     Status s = StartSpec(text, impl);
@@ -289,7 +295,7 @@ Status RepSpec::NewRep(const RepContext& context, std::unique_ptr<Rep>* out) con
 namespace registry {
 
 std::string DescribeNewestDecision(const RepSpec& spec, const RepLineage& lineage) {
-  const Registration& r = *spec.impl().rep;
+  const Registration& r = *RepSpecAccess::Of(spec).rep;
   return r.describe_decision == nullptr ? std::string() : r.describe_decision(lineage);
 }
 

@@ -3,6 +3,7 @@
 #include <new>
 
 #include "memory/vm_region.h"
+#include "memrep/iterator.h"
 #include "trie/trie.h"
 #include "trie/trie_file.h"
 #include "trie/trie_iterator.h"
@@ -79,6 +80,15 @@ Status TrieTable::Verify() const {
                               std::to_string(entries) + " records, but its footer says " +
                               std::to_string(impl_->footer.entries));
   }
+  return Status::OK();
+}
+
+Status TrieTable::NewIterator(std::unique_ptr<MemTableIterator>* out) const {
+  std::unique_ptr<RepIterator> rep;
+  Status s = NewRepIterator(&rep);
+  if (!s.ok()) return s;
+  out->reset(new (std::nothrow) MemTableIterator(std::move(rep)));
+  if (*out == nullptr) return Status::OutOfMemory("could not allocate an iterator");
   return Status::OK();
 }
 

@@ -1,7 +1,7 @@
 #include <new>
 #include <string>
 
-#include "memrep/memtable.h"
+#include "memrep/iterator.h"
 
 namespace memrep {
 
