@@ -28,6 +28,7 @@ PUBLIC_ROOMS = {
     "auto.h": "auto", "columnar.h": "columnar", "sorted_hash.h": "sorted_hash",
     "trie.h": "trie", "trie_table.h": "trie", "vector.h": "vector",
     "memtable.h": "memtable", "rocksdb.h": "rocksdb", "registry.h": "registry", "rep.h": "rep",
+    "run_options.h": "runs",
 }
 
 
