@@ -41,9 +41,10 @@ runs::RunIndexOptions RunOptionsOf(const ColumnarOptions& options) {
 }
 
 ColumnarRep::ColumnarRep(const ColumnarOptions& options, const RepContext& context,
-                         uint64_t write_buffer_size, uint64_t region_bytes)
-    : RunRep(context, RunOptionsOf(options), RowRegion::ChunkBytesFor(write_buffer_size),
-             sizeof(Node), region_bytes, kNodeUnitBytes),
+                         uint64_t region_bytes)
+    : RunRep(context, RunOptionsOf(options),
+             RowRegion::ChunkBytesFor(runs::WriteBufferSizeFor(options, context)), sizeof(Node),
+             region_bytes, kNodeUnitBytes),
       owner_(rep::BatchDuplicates::NewOwner()),
       // The first table: sized for the memtable where its size is known, else
       // as small as the smallest memtable needs (ColumnIndex grows it).
@@ -55,13 +56,8 @@ ColumnarRep::ColumnarRep(const ColumnarOptions& options, const RepContext& conte
 
 Status ColumnarRep::Make(const ColumnarOptions& options, const RepContext& context,
                          std::unique_ptr<Rep>* out, uint64_t region_bytes) {
-  return MakeRep<ColumnarRep>(
-      "could not allocate a columnar rep", out,
-      [&] {
-        return new ColumnarRep(options, context, runs::WriteBufferSizeFor(options, context),
-                               region_bytes);
-      },
-      [&](ColumnarRep& rep) { return rep.index_.Init(context.allocator); });
+  return MakeRep("could not allocate a columnar rep", context, out,
+                 [&] { return new ColumnarRep(options, context, region_bytes); });
 }
 
 Status ColumnarRep::NoOverflowBucket() {

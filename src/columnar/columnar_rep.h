@@ -91,8 +91,8 @@ class ColumnarRep final : public runs::RunRep {
  private:
   struct Batch;  // AddBatch's steps (RunRep::AppendBatch)
 
-  ColumnarRep(const ColumnarOptions& options, const RepContext& context, uint64_t write_buffer_size,
-              uint64_t region_bytes);
+  ColumnarRep(const ColumnarOptions& options, const RepContext& context, uint64_t region_bytes);
+  Status InitIndex(Allocator* allocator) override { return index_.Init(allocator); }
   // BatchDuplicates::Admit, as a Status: OK, or
   // AlreadyExists (a duplicate) / OutOfMemory (not checked). REQUIRES:
   // user_key is a stored row's (BatchDuplicates keeps it).

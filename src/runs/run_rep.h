@@ -77,22 +77,21 @@ class RunRep : public Rep {
   RunRep(const RepContext& context, const RunIndexOptions& run_options, size_t chunk_bytes,
          size_t header_bytes, uint64_t region_bytes, size_t unit_bytes = RowRegion::kUnit);
 
-  // Make's steps for a rep of type R: new_rep() makes it (bad_alloc:
-  // OutOfMemory with `no_memory`), its region is set up, init_index(rep)
-  // sets up its own index, and *out takes it.
-  template <typename R, typename New, typename InitIndex>
-  static Status MakeRep(const char* no_memory, std::unique_ptr<Rep>* out, New&& new_rep,
-                        InitIndex&& init_index) {
-    std::unique_ptr<R> rep;
+  // Make's steps: new_rep() makes the rep (bad_alloc: OutOfMemory with
+  // `no_memory`), its region and then its index are set up (InitIndex), and
+  // *out takes it.
+  template <typename New>
+  static Status MakeRep(const char* no_memory, const RepContext& context, std::unique_ptr<Rep>* out,
+                        New&& new_rep) {
+    std::unique_ptr<RunRep> rep;
     try {
       rep.reset(new_rep());
     } catch (const std::bad_alloc&) {
       return Status::OutOfMemory(no_memory);
     }
-    RunRep& base = *rep;
-    base.region_.GrowChunks();
-    Status s = base.region_.Init();
-    if (s.ok()) s = init_index(*rep);
+    rep->region_.GrowChunks();
+    Status s = rep->region_.Init();
+    if (s.ok()) s = rep->InitIndex(context.allocator);
     if (!s.ok()) return s;
     *out = std::move(rep);
     return Status::OK();
@@ -188,6 +187,11 @@ class RunRep : public Rep {
   const format::KeyOrder order_;
   memory::RowRegion region_;
   std::shared_ptr<RunIndex> runs_;  // shared with background tasks
+
+ private:
+  // Make's last step: the rep's own index takes its first memory from
+  // `allocator`. The default: a rep with no index.
+  virtual Status InitIndex(Allocator* /*allocator*/) { return Status::OK(); }
 };
 
 }  // namespace memrep::runs

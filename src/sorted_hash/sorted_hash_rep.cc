@@ -9,9 +9,10 @@
 namespace memrep::sorted_hash {
 
 SortedHashRep::SortedHashRep(const SortedHashOptions& options, const RepContext& context,
-                             uint64_t write_buffer_size, uint64_t region_bytes)
-    : RunRep(context, runs::RunIndexOptionsOf(options), RowRegion::ChunkBytesFor(write_buffer_size),
-             sizeof(Node), region_bytes),
+                             uint64_t region_bytes)
+    : RunRep(context, runs::RunIndexOptionsOf(options),
+             RowRegion::ChunkBytesFor(runs::WriteBufferSizeFor(options, context)), sizeof(Node),
+             region_bytes),
       // The first table: sized for the memtable where its size is known (the
       // standalone face, or the write_buffer_size option), else as small as
       // the smallest memtable needs (RocksDB's face: RocksDB does not say).
@@ -22,13 +23,8 @@ SortedHashRep::SortedHashRep(const SortedHashOptions& options, const RepContext&
 
 Status SortedHashRep::Make(const SortedHashOptions& options, const RepContext& context,
                            std::unique_ptr<Rep>* out, uint64_t region_bytes) {
-  return MakeRep<SortedHashRep>(
-      "could not allocate a sorted hash rep", out,
-      [&] {
-        return new SortedHashRep(options, context, runs::WriteBufferSizeFor(options, context),
-                                 region_bytes);
-      },
-      [&](SortedHashRep& rep) { return rep.index_.Init(context.allocator); });
+  return MakeRep("could not allocate a sorted hash rep", context, out,
+                 [&] { return new SortedHashRep(options, context, region_bytes); });
 }
 
 Status SortedHashRep::Allocate(size_t len, KeyHandle* handle, char** row) {

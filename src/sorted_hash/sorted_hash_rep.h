@@ -59,8 +59,8 @@ class SortedHashRep final : public runs::RunRep {
   struct Batch;  // AddBatch's steps (RunRep::AppendBatch)
 
   bool InsertRow(KeyHandle handle, bool exclusive);
-  SortedHashRep(const SortedHashOptions& options, const RepContext& context,
-                uint64_t write_buffer_size, uint64_t region_bytes);
+  SortedHashRep(const SortedHashOptions& options, const RepContext& context, uint64_t region_bytes);
+  Status InitIndex(Allocator* allocator) override { return index_.Init(allocator); }
 
   HashIndex index_;
 };

@@ -56,10 +56,8 @@ VectorRep::VectorRep(const VectorOptions& options, const RepContext& context, ui
 
 Status VectorRep::Make(const VectorOptions& options, const RepContext& context,
                        std::unique_ptr<Rep>* out, uint64_t region_bytes) {
-  return MakeRep<VectorRep>(
-      "could not allocate a vector rep", out,
-      [&] { return new VectorRep(options, context, region_bytes); },
-      [](VectorRep&) { return Status::OK(); });
+  return MakeRep("could not allocate a vector rep", context, out,
+                 [&] { return new VectorRep(options, context, region_bytes); });
 }
 
 Status VectorRep::Allocate(size_t len, KeyHandle* handle, char** row) {
