@@ -29,6 +29,7 @@ PUBLIC_ROOMS = {
     "trie.h": "trie", "trie_table.h": "trie", "vector.h": "vector",
     "memtable.h": "memtable", "rocksdb.h": "rocksdb", "registry.h": "registry", "rep.h": "rep",
     "iterator.h": "rep",
+    "run_options.h": "runs",
 }
 
 

@@ -30,10 +30,7 @@ std::unique_ptr<ColumnarRep> Make(const ColumnarOptions& options, memory::Arena*
   RepContext context;
   context.allocator = arena;
   context.comparator = comparator;
-  std::unique_ptr<Rep> rep;
-  Status s = ColumnarRep::Make(options, context, &rep);
-  EXPECT_TRUE(s.ok()) << s.ToString();
-  return std::unique_ptr<ColumnarRep>(static_cast<ColumnarRep*>(rep.release()));
+  return testing::MakeRepAs<ColumnarRep>(options, context);
 }
 
 template <typename Pred>

@@ -29,10 +29,7 @@ std::unique_ptr<SortedHashRep> Make(const SortedHashOptions& options, memory::Ar
   context.allocator = arena;
   context.rows = true;
   context.write_buffer_size = write_buffer_size;
-  std::unique_ptr<Rep> rep;
-  Status s = SortedHashRep::Make(options, context, &rep);
-  EXPECT_TRUE(s.ok()) << s.ToString();
-  return std::unique_ptr<SortedHashRep>(static_cast<SortedHashRep*>(rep.release()));
+  return testing::MakeRepAs<SortedHashRep>(options, context);
 }
 
 void DrainBackground() { concurrency::BackgroundPool::Shared().Drain(); }

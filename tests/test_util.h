@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -88,6 +89,15 @@ inline std::string InternalKey(std::string_view key, SequenceNumber seq,
 inline ModelKey KeyOf(const char* row) {
   EntryView v = DecodeRow(row);
   return ModelKey{std::string(v.user_key), v.sequence()};
+}
+
+// R::Make(options, context) as an R; the test fails where it makes none.
+template <typename R, typename Options>
+std::unique_ptr<R> MakeRepAs(const Options& options, const RepContext& context) {
+  std::unique_ptr<Rep> rep;
+  Status s = R::Make(options, context, &rep);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  return std::unique_ptr<R>(static_cast<R*>(rep.release()));
 }
 
 // "k" followed by `n` as fixed-width decimal: sorts as numbers do.

@@ -30,10 +30,7 @@ std::unique_ptr<VectorRep> Make(const VectorOptions& options, memory::Arena* are
   context.allocator = arena;
   context.rows = rows;
   context.comparator = comparator;
-  std::unique_ptr<Rep> rep;
-  Status s = VectorRep::Make(options, context, &rep);
-  EXPECT_TRUE(s.ok()) << s.ToString();
-  return std::unique_ptr<VectorRep>(static_cast<VectorRep*>(rep.release()));
+  return testing::MakeRepAs<VectorRep>(options, context);
 }
 
 void WaitForRuns(const VectorRep& rep, size_t runs) {

@@ -17,6 +17,7 @@
 #include <string>
 
 #include "memrep/export.h"
+#include "memrep/run_options.h"
 #include "memrep/status.h"
 
 namespace memrep {
@@ -32,7 +33,7 @@ struct MEMREP_EXPORT ColumnarOptions {
 
   // Entries a writer thread adds between requests to sort them in the
   // background (the sorted runs' background cut; once, the entries of a
-  // block of columns). 0 (auto): 4096.
+  // block of columns). 0 (auto): RunOptions' background_cut, 4096.
   uint32_t block_size = 0;
 
   // Index buckets (64 bytes: twelve slots and an overflow link), taken from
@@ -67,12 +68,12 @@ struct MEMREP_EXPORT ColumnarOptions {
   static constexpr uint32_t kMinBlockSize = 16;
   static constexpr uint32_t kMaxBlockSize = uint32_t{1} << 16;
   static constexpr uint64_t kMaxBucketCount = uint64_t{1} << 28;
-  static constexpr uint64_t kDefaultWriteBufferSize = uint64_t{64} << 20;
-  static constexpr uint64_t kMinWriteBufferSize = uint64_t{4} << 10;
+  static constexpr uint64_t kDefaultWriteBufferSize = RunOptions::kDefaultWriteBufferSize;
+  static constexpr uint64_t kMinWriteBufferSize = RunOptions::kMinWriteBufferSize;
   // Entries are named by 32-bit references; this leaves room for entries of
   // 4 bytes and a memtable that overshoots its size.
   static constexpr uint64_t kMaxWriteBufferSize = uint64_t{8} << 30;
-  static constexpr uint32_t kMaxSortedBlocks = 64;
+  static constexpr uint32_t kMaxSortedBlocks = RunOptions::kMaxRuns;
 
   // OK, or InvalidArgument naming the bad field, its value and the allowed range.
   Status Validate() const;

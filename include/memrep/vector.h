@@ -15,11 +15,12 @@
 #include <string>
 
 #include "memrep/export.h"
+#include "memrep/run_options.h"
 #include "memrep/status.h"
 
 namespace memrep {
 
-struct MEMREP_EXPORT VectorOptions {
+struct MEMREP_EXPORT VectorOptions : RunOptions {
   static constexpr const char* kName = "memrep.Vector";
 
   // Entries the memtable is expected to hold (RocksDB's "vector:<count>"
@@ -30,43 +31,19 @@ struct MEMREP_EXPORT VectorOptions {
   uint64_t reserve = 0;
   static constexpr uint64_t kBytesPerReservedEntry = 128;
 
-  // The memtable size this rep is sized for, in bytes. 0 (auto):
-  // MemTableOptions::write_buffer_size in the standalone face; inside
-  // RocksDB, none (64 KiB chunks at most).
-  uint64_t write_buffer_size = 0;
-
-  // Entries not yet in a sorted run are sorted by the readers that need
-  // them, incrementally, and shared with later readers; a reader that finds
-  // at least this many publishes them as a new run.
-  uint32_t seal_threshold = 8192;
-
-  // The background strand is asked to cut the newest entries into a sorted
-  // run each time a writer thread has added this many. It sorts only while
-  // a core is spare: while as many writer threads as cores are writing, it
-  // waits (sorting would take a core from a writer), readers sort what they
-  // need, and the strand catches up when writers are fewer, pause, or the
-  // rep is frozen. kMaxThreshold: never while writes go on.
-  uint32_t background_cut = 4096;
-
-  // Sorted runs kept at most while writes continue; more are merged.
-  uint32_t max_runs = 8;
-
-  // While iterators seek beside writers, merge the runs below the biggest into
-  // one as far as the seeks pay for the rows copied (a seek then searches two
-  // runs instead of up to max_runs). false: only max_runs bounds the runs; the
-  // writers that help sort copy fewer rows, and each seek searches more of
-  // them.
-  bool seek_merges = true;
+  // write_buffer_size, seal_threshold, background_cut, max_runs and
+  // seek_merges: RunOptions. Inside RocksDB, with no write_buffer_size, chunks
+  // are 64 KiB at most. The background strand sorts only while a core is
+  // spare: while as many writer threads as cores are writing, it waits
+  // (sorting would take a core from a writer), readers sort what they need,
+  // and the strand catches up when writers are fewer, pause, or the rep is
+  // frozen. background_cut = kMaxThreshold: never while writes go on.
 
   // Limits on the values above.
   static constexpr uint64_t kMaxReserve = uint64_t{1} << 32;
-  static constexpr uint64_t kDefaultWriteBufferSize = uint64_t{64} << 20;
-  static constexpr uint64_t kMinWriteBufferSize = uint64_t{4} << 10;
   // A rep addresses at most 16 GiB of entries (4-byte references to 4-byte
   // units); half of that leaves room for a memtable that overshoots its size.
   static constexpr uint64_t kMaxWriteBufferSize = uint64_t{8} << 30;
-  static constexpr uint32_t kMaxRuns = 64;
-  static constexpr uint32_t kMaxThreshold = uint32_t{1} << 24;
 
   // OK, or InvalidArgument naming the bad field, its value and the allowed range.
   Status Validate() const;

@@ -4,11 +4,9 @@
 #include <bit>
 #include <new>
 
-#include "concurrency/background_pool.h"
 #include "format/coding.h"
 #include "rep/batch_duplicates.h"
 #include "rep/batch_status.h"
-#include "runs/run_iterator.h"
 #include "runs/run_options.h"
 #include "util/hash64.h"
 
@@ -22,83 +20,45 @@ namespace {
 constexpr uint32_t kVersionAge = LinkQueue::kDepth / 2;
 constexpr int kVersionsMetToPrefetch = 4;
 
-// The handle Allocate hands out: the node's reference (never 0), not a
-// pointer, which could not be turned back into a reference.
-RowRef RefOf(KeyHandle handle) { return static_cast<RowRef>(reinterpret_cast<uintptr_t>(handle)); }
-
-}  // namespace
-
-uint64_t EffectiveBucketCount(const ColumnarOptions& options, uint64_t write_buffer_size) {
-  using O = ColumnarOptions;
-  const uint64_t wanted =
-      options.bucket_count != 0
-          ? options.bucket_count
-          : std::max(write_buffer_size / O::kWriteBufferBytesPerBucket, O::kMinAutoBuckets);
-  return std::min(wanted, O::kMaxBucketCount);
-}
-
-namespace {
-
-// The first table: sized for the memtable where its size is known, else as
-// small as the smallest memtable needs (ColumnIndex grows it).
-uint64_t FirstBuckets(const ColumnarOptions& options, uint64_t known_write_buffer_size) {
-  if (known_write_buffer_size != 0) return EffectiveBucketCount(options, known_write_buffer_size);
-  return std::min(ColumnIndex::kFirstBuckets,
-                  options.bucket_count != 0 ? options.bucket_count : ColumnIndex::kFirstBuckets);
-}
-
 }  // namespace
 
 runs::RunIndexOptions RunOptionsOf(const ColumnarOptions& options) {
+  // block_size: the entries a writer adds between background sorts, which
+  // is what a block of that many entries was; the rest as RunOptions'.
+  RunOptions shared;
+  if (options.block_size != 0) shared.background_cut = options.block_size;
+  shared.max_runs = options.max_sorted_blocks;
+  shared.seek_merges = options.seek_merges;
+  runs::RunIndexOptions run_options = runs::RunIndexOptionsOf(shared);
   // Fenced runs only, as the vector rep's: runs that keep every prefix while
   // small (kAuto, the sorted hash rep's choice) charge 12 bytes an entry
   // instead of about 6 while a memtable of up to a few hundred thousand
   // entries fills, so a flushed memtable held fewer entries than the skip
   // list's (docs/results/2026-11-25-columnar.md). The shared tail keeps its
   // prefixes either way.
-  runs::RunIndexOptions run_options;
   run_options.run_layout = runs::SortedRun::Layout::kFenced;
-  // block_size: the entries a writer adds between background sorts, which
-  // is what a block of that many entries was.
-  if (options.block_size != 0) run_options.background_cut = options.block_size;
-  run_options.max_runs = options.max_sorted_blocks;
-  run_options.seek_merges = options.seek_merges;
   return run_options;
 }
 
 ColumnarRep::ColumnarRep(const ColumnarOptions& options, const RepContext& context,
-                         uint64_t write_buffer_size, uint64_t region_bytes)
-    : order_(context.comparator),
+                         uint64_t region_bytes)
+    : RunRep(context, RunOptionsOf(options),
+             RowRegion::ChunkBytesFor(runs::WriteBufferSizeFor(options, context)), sizeof(Node),
+             region_bytes, kNodeUnitBytes),
       owner_(rep::BatchDuplicates::NewOwner()),
-      region_(context.allocator, RowRegion::ChunkBytesFor(write_buffer_size), sizeof(Node),
-              region_bytes, kNodeUnitBytes),
-      index_(&region_, FirstBuckets(options, runs::KnownWriteBufferSize(options, context)),
-             options.bucket_count != 0 ? options.bucket_count : ColumnarOptions::kMaxBucketCount,
-             ColumnarOptions::kWriteBufferBytesPerBucket),
-      regions_(options.shards),
-      runs_(std::make_shared<runs::RunIndex>(RunOptionsOf(options), order_, region_,
-                                             context.background != nullptr
-                                                 ? *context.background
-                                                 : concurrency::BackgroundPool::Shared())) {}
+      // The first table: sized for the memtable where its size is known, else
+      // as small as the smallest memtable needs (ColumnIndex grows it).
+      index_(&region_,
+             concurrency::FirstBuckets(options, runs::KnownWriteBufferSize(options, context),
+                                       ColumnIndex::kFirstBuckets),
+             concurrency::MaxBuckets(options), ColumnarOptions::kWriteBufferBytesPerBucket),
+      regions_(options.shards) {}
 
 Status ColumnarRep::Make(const ColumnarOptions& options, const RepContext& context,
                          std::unique_ptr<Rep>* out, uint64_t region_bytes) {
-  std::unique_ptr<ColumnarRep> rep;
-  try {
-    rep.reset(new ColumnarRep(options, context, runs::WriteBufferSizeFor(options, context),
-                              region_bytes));
-  } catch (const std::bad_alloc&) {
-    return Status::OutOfMemory("could not allocate a columnar rep");
-  }
-  rep->region_.GrowChunks();
-  Status s = rep->region_.Init();
-  if (s.ok()) s = rep->index_.Init(context.allocator);
-  if (!s.ok()) return s;
-  *out = std::move(rep);
-  return Status::OK();
+  return MakeRep("could not allocate a columnar rep", context, out,
+                 [&] { return new ColumnarRep(options, context, region_bytes); });
 }
-
-ColumnarRep::~ColumnarRep() { runs_->Close(); }
 
 Status ColumnarRep::NoOverflowBucket() {
   return Status::OutOfMemory(
@@ -169,13 +129,8 @@ void ColumnarRep::Enqueue(WriterRegion& region, RowRef ref, uint64_t hash) {
 // ---- Rows ----
 
 Status ColumnarRep::Allocate(size_t len, KeyHandle* handle, char** row) {
-  RowRef ref;
-  Status s = region_.Allocate(len, &ref);
-  if (!s.ok()) return s;
-  Node* node = new (region_.At(ref)) Node();
-  *row = node->row();
-  *handle = reinterpret_cast<KeyHandle>(static_cast<uintptr_t>(ref));
-  return Status::OK();
+  return AllocateRow(len, handle, row,
+                     [this](RowRef ref) { return (new (region_.At(ref)) Node())->row(); });
 }
 
 bool ColumnarRep::InsertRow(KeyHandle handle, bool exclusive) {
@@ -314,13 +269,69 @@ bool NeedsAdmit(std::span<const EntryView> entries, size_t i) {
 
 }  // namespace
 
+// One region claim for the batch. Entries go in groups: first every entry
+// of the group is written (its bucket prefetched), then each is queued,
+// which links an older one: the links' atomics come together, and only the
+// first waits for the group's stores to drain. The stored nodes are chained
+// newest first and pushed on the write list once, at the end, when the
+// region is released (the write list needs none).
+struct ColumnarRep::Batch {
+  static constexpr size_t kGroup = 16;
+  static constexpr bool kPushEachChunk = false;
+  // The arrays are left uninitialized: each group writes what it reads.
+  Batch(ColumnarRep& rep, std::span<const EntryView> batch) : self(rep), entries(batch) {}
+
+  ColumnarRep& self;
+  std::span<const EntryView> entries;  // the whole batch
+  WriterRegion* region = nullptr;      // the one held
+  size_t sizes[kGroup];
+  RowRef refs[kGroup];
+  uint64_t hashes[kGroup];
+
+  static size_t chunk() { return kGroup; }
+  WriterRegions::Lock Hold() {
+    region = &self.regions_.Claim();
+    return WriterRegions::Lock(*region);
+  }
+  void Prepare(std::span<const EntryView> group) {
+    for (size_t k = 0; k < group.size(); ++k) {
+      sizes[k] = RowSize(group[k].user_key.size(), group[k].value.size());
+    }
+  }
+  size_t Store(std::span<const EntryView> group, size_t first, size_t allocated, BatchChain& chain,
+               Status* s) {
+    // Written and checked in order; the first refused one ends the batch
+    // (its node and the rest stay unused).
+    size_t k = 0;
+    for (; k < allocated; ++k) {
+      const EntryView& e = group[k];
+      Node* node = new (self.region_.At(refs[k])) Node();
+      EncodeRow(node->row(), e);
+      if (NeedsAdmit(entries, first + k)) {
+        uint64_t tag;
+        const std::string_view user_key = node->user_key(&tag);  // the row's: kept
+        const Status admitted = self.Admit(user_key, tag);
+        if (!admitted.ok()) {
+          *s = admitted;
+          break;
+        }
+      }
+      hashes[k] = util::Hash(e.user_key);
+      self.index_.PrefetchForInsert(hashes[k]);
+    }
+    for (size_t j = 0; j < k; ++j) {
+      if (!self.MakeRoom(*region)) {
+        *s = NoOverflowBucket();  // unqueued entries are refused, from this one on
+        return j;
+      }
+      self.Enqueue(*region, refs[j], hashes[j]);
+      chain.Append(refs[j], NodeAt(self.region_, refs[j]));
+    }
+    return k;
+  }
+};
+
 Status ColumnarRep::AddBatch(std::span<const EntryView> entries, bool concurrent) {
-  // One region claim. Entries go in groups: first every entry of the group
-  // is written (its bucket prefetched), then each is queued, which links an
-  // older one: the links' atomics come together, and only the first waits
-  // for the group's stores to drain. The stored nodes are chained newest
-  // first and pushed on the write list once, at the end.
-  constexpr size_t kGroup = 16;
   const size_t n = entries.size();
   // A batch whose sequences go back is looked up record by record (each
   // must see the ones before it, which a group queues only after it).
@@ -331,58 +342,9 @@ Status ColumnarRep::AddBatch(std::span<const EntryView> entries, bool concurrent
     }
     return Status::OK();
   }
-  RowRef first = 0, last = 0;  // the oldest and newest stored node
-  size_t stored = 0;
+  Batch batch(*this, entries);
   Status s;
-  {
-    WriterRegion& region = regions_.Claim();
-    WriterRegions::Lock lock(region);
-    for (size_t start = 0; start < n && s.ok(); start += kGroup) {
-      const size_t m = std::min(kGroup, n - start);
-      size_t sizes[kGroup];
-      RowRef refs[kGroup];
-      uint64_t hashes[kGroup];
-      for (size_t k = 0; k < m; ++k) {
-        const EntryView& e = entries[start + k];
-        sizes[k] = RowSize(e.user_key.size(), e.value.size());
-      }
-      size_t allocated = 0;
-      s = region_.AllocateMany(sizes, m, refs, &allocated);
-      // Written and checked in order; the first refused one ends the batch
-      // (its node and the rest stay unused).
-      size_t k = 0;
-      for (; k < allocated; ++k) {
-        const EntryView& e = entries[start + k];
-        Node* node = new (region_.At(refs[k])) Node();
-        EncodeRow(node->row(), e);
-        if (NeedsAdmit(entries, start + k)) {
-          uint64_t tag;
-          const std::string_view user_key = node->user_key(&tag);  // the row's: kept
-          const Status admitted = Admit(user_key, tag);
-          if (!admitted.ok()) {
-            s = admitted;
-            break;
-          }
-        }
-        hashes[k] = util::Hash(e.user_key);
-        index_.PrefetchForInsert(hashes[k]);
-      }
-      for (size_t j = 0; j < k; ++j) {
-        if (!MakeRoom(region)) {
-          s = NoOverflowBucket();  // unqueued entries are refused, from this one on
-          break;
-        }
-        Enqueue(region, refs[j], hashes[j]);
-        // Each node's write-list link names the one before it; PushChain
-        // links the first.
-        if (last != 0) NodeAt(region_, refs[j])->list_next = last;
-        if (first == 0) first = refs[j];
-        last = refs[j];
-        ++stored;
-      }
-    }
-  }
-  if (stored > 0) runs_->PushChain(last, first, stored, /*exclusive=*/!concurrent);
+  const size_t stored = AppendBatch(entries, concurrent, batch, &s);
   if (stored == n) return Status::OK();
   return n == 1 ? s : rep::BatchRecordStatus(stored, s);
 }
@@ -418,22 +380,6 @@ void ColumnarRep::MultiGetRows(std::span<const std::string_view> internal_keys, 
                                MultiRowCallback callback) const {
   ForVersionsOfMany(internal_keys,
                     [&](size_t i, const char* row) { return callback(arg, i, row); });
-}
-
-// ---- Both ----
-
-std::unique_ptr<RepIterator> ColumnarRep::NewIterator() const {
-  return std::make_unique<runs::RunIterator>(runs_.get());
-}
-
-size_t ColumnarRep::MemoryUsage() const {
-  // Nodes and overflow buckets are the row region's chunks, taken from the
-  // Allocator, which counts them; the bucket array is charged in full from
-  // the start, the region's chunk table as it grows, the writer regions, and
-  // the runs as they are built, with what sorting after Freeze needs fixed
-  // at Freeze (RunIndex::ChargedBytes), so that the figure never grows
-  // after Freeze.
-  return index_.MappedBytes() + region_.TableBytes() + regions_.bytes() + runs_->ChargedBytes();
 }
 
 }  // namespace memrep::columnar

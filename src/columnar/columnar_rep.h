@@ -13,6 +13,9 @@
 //                        (runs/run_index.h: cut, merged and frozen into one
 //                        run on the rep's background strand)
 //
+// The RunIndex, the RowRegion and what they serve are runs::RunRep's; this
+// rep adds the ColumnIndex and the writer regions.
+//
 // Rows are RocksDB's row format in both faces: RocksDB writes them into the
 // node Allocate hands out; the standalone face encodes its views into them.
 //
@@ -34,28 +37,24 @@
 #include "columnar/link_queue.h"
 #include "columnar/node.h"
 #include "columnar/writer_region.h"
-#include "format/key_order.h"
-#include "memory/row_region.h"
 #include "memrep/columnar.h"
-#include "memrep/rep.h"
-#include "runs/run_index.h"
+#include "runs/run_rep.h"
 
 namespace memrep::columnar {
 
 // The index buckets a rep of these options uses for a memtable of
 // write_buffer_size bytes.
-uint64_t EffectiveBucketCount(const ColumnarOptions& options, uint64_t write_buffer_size);
+using concurrency::EffectiveBucketCount;
 // The RunIndex options a rep of these options uses.
 runs::RunIndexOptions RunOptionsOf(const ColumnarOptions& options);
 
-class ColumnarRep final : public Rep {
+class ColumnarRep final : public runs::RunRep {
  public:
   // REQUIRES: options.Validate().ok(), context.allocator != nullptr.
   // region_bytes: the address space of the rep's RowRegion (tests set less).
   static Status Make(const ColumnarOptions& options, const RepContext& context,
                      std::unique_ptr<Rep>* out,
                      uint64_t region_bytes = RowRegion::MaxBytes(kNodeUnitBytes));
-  ~ColumnarRep() override;
 
   // Rows (the RocksDB face).
   Status Allocate(size_t len, KeyHandle* handle, char** row) override;
@@ -63,9 +62,6 @@ class ColumnarRep final : public Rep {
   bool InsertConcurrently(KeyHandle handle) override { return InsertRow(handle, false); }
   void GetRows(std::string_view internal_key, void* arg, RowCallback callback) const override;
   bool Contains(std::string_view internal_key) const override;
-  Status RandomSample(size_t target, uint64_t seed, std::vector<const char*>* out) const override {
-    return runs_->RandomSample(target, seed, out);
-  }
 
   // Views (the standalone face): encoded into rows; Get decodes them (Rep's
   // default, through GetRows).
@@ -78,31 +74,25 @@ class ColumnarRep final : public Rep {
   void MultiGetRows(std::span<const std::string_view> internal_keys, void* arg,
                     MultiRowCallback callback) const override;  // as MultiGet
 
-  std::unique_ptr<RepIterator> NewIterator() const override;
-  // Nothing to link: a link may need an overflow bucket, and memory must not
-  // grow once frozen (RocksDB counts it as the memtable turns immutable);
-  // the queued entries stay where Gets find them.
-  void Freeze() override { runs_->Freeze(); }
-  bool frozen() const override { return runs_->frozen(); }
-  size_t MemoryUsage() const override;
-  bool NearlyFull() const override { return region_.NearlyFull(); }
-  uint64_t NumEntries() const override { return runs_->Count(); }
-  uint64_t BackgroundCpuNanos() const override { return runs_->BackgroundCpuNanos(); }
-  uint64_t ApproximateNumEntries(std::string_view start, std::string_view end) const override {
-    return runs_->CountBetween(start, end);
+  // Freeze (RunRep's) links nothing: a link may need an overflow bucket, and
+  // memory must not grow once frozen (RocksDB counts it as the memtable
+  // turns immutable); the queued entries stay where Gets find them.
+  // MemoryUsage: RunRep's, the bucket array, charged in full from the start
+  // (overflow buckets are the row region's chunks), and the writer regions.
+  size_t MemoryUsage() const override {
+    return index_.MappedBytes() + RunRep::MemoryUsage() + regions_.bytes();
   }
 
-  // For tests and benchmarks.
-  size_t NumRuns() const { return runs_->NumRuns(); }
-  size_t RunBytes() const { return runs_->RunBytes(); }
+  // For tests and benchmarks (and RunRep's).
   size_t IndexBytes() const { return index_.bytes(); }
   int NumIndexTables() const { return index_.NumTables(); }
   uint64_t OverflowBuckets() const { return index_.overflow_buckets(); }
-  size_t NodeBytes() const { return region_.ChunkBytes(); }
 
  private:
-  ColumnarRep(const ColumnarOptions& options, const RepContext& context, uint64_t write_buffer_size,
-              uint64_t region_bytes);
+  struct Batch;  // AddBatch's steps (RunRep::AppendBatch)
+
+  ColumnarRep(const ColumnarOptions& options, const RepContext& context, uint64_t region_bytes);
+  Status InitIndex(Allocator* allocator) override { return index_.Init(allocator); }
   // BatchDuplicates::Admit, as a Status: OK, or
   // AlreadyExists (a duplicate) / OutOfMemory (not checked). REQUIRES:
   // user_key is a stored row's (BatchDuplicates keeps it).
@@ -130,9 +120,7 @@ class ColumnarRep final : public Rep {
   size_t QueuedVersions(std::string_view user_key, uint64_t hash, RowRef* out) const;
   const Node* NodeOf(RowRef ref) const { return NodeAt(region_, ref); }
 
-  const format::KeyOrder order_;
   const uint64_t owner_;  // this rep's number for rep::BatchDuplicates
-  RowRegion region_;
   ColumnIndex index_;
   WriterRegions regions_;
   // Bit i: region i's queue has held entries. Set by the region's holder
@@ -140,7 +128,6 @@ class ColumnarRep final : public Rep {
   // after an insert returned sees the bit of its region.
   static constexpr uint32_t kQueuedWords = ColumnarOptions::kMaxShards / 64;
   std::atomic<uint64_t> queued_[kQueuedWords] = {};
-  std::shared_ptr<runs::RunIndex> runs_;  // shared with background tasks
 };
 
 }  // namespace memrep::columnar

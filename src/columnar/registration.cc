@@ -2,6 +2,7 @@
 
 #include "columnar/columnar_rep.h"
 #include "memrep/columnar.h"
+#include "registry/run_option_rows.h"
 #include "registry/typed_registration.h"
 
 namespace memrep {
@@ -11,24 +12,20 @@ namespace columnar {
 const registry::OptionTable& OptionTableOf() {
   using O = ColumnarOptions;
   static const registry::OptionTable table =
-      registry::OptionTable::For<O>(O::kName)
-          .Count("shards", &O::shards, 1, O::kMaxShards,
-                 "writer regions: each holds a queue of the newest entries a writer thread "
-                 "links into the index a few inserts late, and a writer uses its own")
-          .Count("block_size", &O::block_size, O::kMinBlockSize, O::kMaxBlockSize,
-                 "entries a writer thread adds between requests to sort them in the background "
-                 "(the sorted runs' background cut: what a block was); auto: 4096",
-                 /*allows_auto=*/true)
-          .Count("bucket_count", &O::bucket_count, 1, O::kMaxBucketCount,
-                 "index buckets of 64 bytes (twelve slots each): the most a table of the growing "
-                 "index has; auto: one per 1280 bytes of rows, the index growing from 8 buckets",
-                 /*allows_auto=*/true)
-          .Bytes("write_buffer_size", &O::write_buffer_size, O::kMinWriteBufferSize,
-                 O::kMaxWriteBufferSize,
-                 "the memtable size the rep is sized for from the start; auto: "
-                 "MemTableOptions::write_buffer_size standalone; inside RocksDB, none (the rep "
-                 "grows its index as it fills)",
-                 /*allows_auto=*/true)
+      registry::WithWriteBufferSize(
+          registry::OptionTable::For<O>(O::kName)
+              .Count("shards", &O::shards, 1, O::kMaxShards,
+                     "writer regions: each holds a queue of the newest entries a writer thread "
+                     "links into the index a few inserts late, and a writer uses its own")
+              .Count("block_size", &O::block_size, O::kMinBlockSize, O::kMaxBlockSize,
+                     "entries a writer thread adds between requests to sort them in the "
+                     "background (the sorted runs' background cut: what a block was); auto: 4096",
+                     /*allows_auto=*/true)
+              .Count("bucket_count", &O::bucket_count, 1, O::kMaxBucketCount,
+                     "index buckets of 64 bytes (twelve slots each): the most a table of the "
+                     "growing index has; auto: one per 1280 bytes of rows, the index growing "
+                     "from 8 buckets",
+                     /*allows_auto=*/true))
           .Count("max_sorted_blocks", &O::max_sorted_blocks, 1, O::kMaxSortedBlocks,
                  "sorted runs kept at most while writes continue; more are merged")
           .Bool("seek_merges", &O::seek_merges,

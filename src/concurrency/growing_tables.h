@@ -125,4 +125,36 @@ class GrowingTables : public Generations<Table, kMaxTables> {
   std::atomic<uint64_t> grow_at_{~uint64_t{0}};
 };
 
+// The table sizes a rep's options ask of its growing index (the sorted hash
+// rep's HashIndex, the columnar rep's ColumnIndex). Options has bucket_count
+// (0: auto) and kWriteBufferBytesPerBucket, kMinAutoBuckets and
+// kMaxBucketCount.
+
+// The largest table: bucket_count if given.
+template <typename Options>
+uint64_t MaxBuckets(const Options& options) {
+  return options.bucket_count != 0 ? options.bucket_count : Options::kMaxBucketCount;
+}
+
+// The table for a memtable known to hold write_buffer_size bytes. A count
+// given is honoured as it is; an automatic one is at least kMinAutoBuckets,
+// so that a tiny write buffer still spreads its keys.
+template <typename Options>
+uint64_t EffectiveBucketCount(const Options& options, uint64_t write_buffer_size) {
+  const uint64_t wanted = options.bucket_count != 0
+                              ? options.bucket_count
+                              : std::max(write_buffer_size / Options::kWriteBufferBytesPerBucket,
+                                         Options::kMinAutoBuckets);
+  return std::min(wanted, Options::kMaxBucketCount);
+}
+
+// The first table: sized for the memtable where its size is known (the
+// standalone face, or a write_buffer_size option), else as small as the
+// smallest memtable needs, `smallest` (RocksDB's face: RocksDB does not say).
+template <typename Options>
+uint64_t FirstBuckets(const Options& options, uint64_t known_write_buffer_size, uint64_t smallest) {
+  if (known_write_buffer_size != 0) return EffectiveBucketCount(options, known_write_buffer_size);
+  return std::min(smallest, MaxBuckets(options));
+}
+
 }  // namespace memrep::concurrency

@@ -205,21 +205,23 @@ class OptionTable::Builder {
   static_assert(std::is_nothrow_move_assignable_v<Options>, "Parse commits with a move");
 
  public:
-  // A uint32_t or uint64_t member; max is capped at what the member holds.
-  template <typename Member>
-  Builder&& Count(std::string_view name, Member Options::*member, uint64_t min, uint64_t max,
+  // A uint32_t or uint64_t member (of Options or of a base of it, such as
+  // RunOptions); max is capped at what the member holds.
+  template <typename Member, typename Owner>
+  Builder&& Count(std::string_view name, Member Owner::*member, uint64_t min, uint64_t max,
                   std::string_view doc, bool allows_auto = false) && noexcept {
-    return std::move(*this).Add(OptionType::kCount, name, member, min, CapMax<Member>(max),
+    return std::move(*this).Add(OptionType::kCount, name, FieldOf(member), min, CapMax<Member>(max),
                                 allows_auto, {}, doc);
   }
-  template <typename Member>
-  Builder&& Bytes(std::string_view name, Member Options::*member, uint64_t min, uint64_t max,
+  template <typename Member, typename Owner>
+  Builder&& Bytes(std::string_view name, Member Owner::*member, uint64_t min, uint64_t max,
                   std::string_view doc, bool allows_auto = false) && noexcept {
-    return std::move(*this).Add(OptionType::kBytes, name, member, min, CapMax<Member>(max),
+    return std::move(*this).Add(OptionType::kBytes, name, FieldOf(member), min, CapMax<Member>(max),
                                 allows_auto, {}, doc);
   }
-  Builder&& Bool(std::string_view name, bool Options::*member, std::string_view doc) && noexcept {
-    return std::move(*this).Add(OptionType::kBool, name, member, 0, 1, false, {}, doc);
+  template <typename Owner>
+  Builder&& Bool(std::string_view name, bool Owner::*member, std::string_view doc) && noexcept {
+    return std::move(*this).Add(OptionType::kBool, name, FieldOf(member), 0, 1, false, {}, doc);
   }
   Builder&& String(std::string_view name, std::string Options::*member,
                    std::string_view doc) && noexcept {
@@ -266,6 +268,13 @@ class OptionTable::Builder {
     } catch (const std::bad_alloc&) {
       table_.status_ = OutOfMemoryWhileBuilding();
     }
+  }
+
+  // A member of Options or of a public base of it, as a member of Options.
+  template <typename Member, typename Owner>
+  static Member Options::*FieldOf(Member Owner::*member) noexcept {
+    static_assert(std::is_base_of_v<Owner, Options>, "a member of the options struct");
+    return member;
   }
 
   template <typename Member>

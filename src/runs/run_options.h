@@ -1,12 +1,14 @@
-// What the options structs of reps built on a RunIndex have in common
-// (SortedHashOptions, VectorOptions: write_buffer_size, seal_threshold,
-// background_cut, max_runs, seek_merges and their limits), read the same way by each.
+// How reps built on a RunIndex read their options: the memtable size they
+// are sized for (SortedHashOptions, VectorOptions and ColumnarOptions: a
+// write_buffer_size and its limits), and the RunIndex options a RunOptions
+// (memrep/run_options.h) asks for.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 
 #include "memrep/rep.h"
+#include "memrep/run_options.h"
 #include "runs/run_index.h"
 
 namespace memrep::runs {
@@ -36,9 +38,8 @@ uint64_t KnownWriteBufferSize(const Options& options, const RepContext& context)
   return 0;
 }
 
-// The RunIndex options a rep's options ask for; the rep sets the rest.
-template <typename Options>
-RunIndexOptions RunIndexOptionsOf(const Options& options) {
+// The RunIndex options `options` asks for; the rep sets the rest.
+inline RunIndexOptions RunIndexOptionsOf(const RunOptions& options) {
   RunIndexOptions run_options;
   run_options.seal_threshold = options.seal_threshold;
   run_options.background_cut = options.background_cut;

@@ -3,86 +3,38 @@
 #include <algorithm>
 #include <new>
 
-#include "concurrency/background_pool.h"
 #include "rep/batch_status.h"
-#include "runs/run_iterator.h"
 #include "runs/run_options.h"
 
 namespace memrep::sorted_hash {
 
-uint64_t EffectiveBucketCount(const SortedHashOptions& options, uint64_t write_buffer_size) {
-  // A count given is honoured as it is; an automatic one is at least
-  // kMinAutoBuckets, so that a tiny write buffer still spreads its keys.
-  const uint64_t wanted =
-      options.bucket_count != 0
-          ? options.bucket_count
-          : std::max(write_buffer_size / SortedHashOptions::kWriteBufferBytesPerBucket,
-                     SortedHashOptions::kMinAutoBuckets);
-  return std::min(wanted, SortedHashOptions::kMaxBucketCount);
-}
-
-namespace {
-
-// The largest table the index grows to: bucket_count if given.
-uint64_t MaxBuckets(const SortedHashOptions& options) {
-  return options.bucket_count != 0 ? options.bucket_count : SortedHashOptions::kMaxBucketCount;
-}
-
-// The first table: sized for the memtable where its size is known (the
-// standalone face, or the write_buffer_size option), else as small as the
-// smallest memtable needs (RocksDB's face: RocksDB does not say, HashIndex).
-uint64_t FirstBuckets(const SortedHashOptions& options, uint64_t known_write_buffer_size) {
-  if (known_write_buffer_size != 0) return EffectiveBucketCount(options, known_write_buffer_size);
-  return std::min(HashIndex::kFirstBuckets, MaxBuckets(options));
-}
-
-}  // namespace
-
 SortedHashRep::SortedHashRep(const SortedHashOptions& options, const RepContext& context,
-                             uint64_t write_buffer_size, uint64_t region_bytes)
-    : order_(context.comparator),
-      region_(context.allocator, RowRegion::ChunkBytesFor(write_buffer_size), sizeof(Node),
-              region_bytes),
-      index_(&region_, FirstBuckets(options, runs::KnownWriteBufferSize(options, context)),
-             MaxBuckets(options), SortedHashOptions::kWriteBufferBytesPerBucket),
-      runs_(std::make_shared<runs::RunIndex>(runs::RunIndexOptionsOf(options), order_, region_,
-                                             context.background != nullptr
-                                                 ? *context.background
-                                                 : concurrency::BackgroundPool::Shared())) {}
+                             uint64_t region_bytes)
+    : RunRep(context, runs::RunIndexOptionsOf(options),
+             RowRegion::ChunkBytesFor(runs::WriteBufferSizeFor(options, context)), sizeof(Node),
+             region_bytes),
+      // The first table: sized for the memtable where its size is known (the
+      // standalone face, or the write_buffer_size option), else as small as
+      // the smallest memtable needs (RocksDB's face: RocksDB does not say).
+      index_(&region_,
+             concurrency::FirstBuckets(options, runs::KnownWriteBufferSize(options, context),
+                                       HashIndex::kFirstBuckets),
+             concurrency::MaxBuckets(options), SortedHashOptions::kWriteBufferBytesPerBucket) {}
 
 Status SortedHashRep::Make(const SortedHashOptions& options, const RepContext& context,
                            std::unique_ptr<Rep>* out, uint64_t region_bytes) {
-  std::unique_ptr<SortedHashRep> rep;
-  try {
-    rep.reset(new SortedHashRep(options, context, runs::WriteBufferSizeFor(options, context),
-                                region_bytes));
-  } catch (const std::bad_alloc&) {
-    return Status::OutOfMemory("could not allocate a sorted hash rep");
-  }
-  rep->region_.GrowChunks();
-  Status s = rep->region_.Init();
-  if (s.ok()) s = rep->index_.Init(context.allocator);
-  if (!s.ok()) return s;
-  *out = std::move(rep);
-  return Status::OK();
+  return MakeRep("could not allocate a sorted hash rep", context, out,
+                 [&] { return new SortedHashRep(options, context, region_bytes); });
 }
 
-SortedHashRep::~SortedHashRep() { runs_->Close(); }
-
 Status SortedHashRep::Allocate(size_t len, KeyHandle* handle, char** row) {
-  RowRef ref;
-  Status s = region_.Allocate(len, &ref);
-  if (!s.ok()) return s;
-  Node* node = new (region_.At(ref)) Node();
-  *row = const_cast<char*>(node->row());
-  // The handle is the node's reference (never 0), not a pointer: a pointer
-  // cannot be turned back into a reference.
-  *handle = reinterpret_cast<KeyHandle>(static_cast<uintptr_t>(ref));
-  return Status::OK();
+  return AllocateRow(len, handle, row, [this](RowRef ref) {
+    return const_cast<char*>((new (region_.At(ref)) Node())->row());
+  });
 }
 
 bool SortedHashRep::InsertRow(KeyHandle handle, bool exclusive) {
-  const auto ref = static_cast<RowRef>(reinterpret_cast<uintptr_t>(handle));
+  const RowRef ref = RefOf(handle);
   Node* node = NodeAt(region_, ref);
   uint64_t tag;
   if (!index_.Insert(order_, node, ref, util::Hash(format::RowUserKey(node->row(), &tag)))) {
@@ -141,64 +93,62 @@ void SortedHashRep::MultiGetRows(std::span<const std::string_view> internal_keys
              [&](size_t i, const Node* node) { return callback(arg, i, node->row()); });
 }
 
-Status SortedHashRep::AddBatch(std::span<const EntryView> entries, bool concurrent) {
-  // Chunks of the batch, so that the bookkeeping lives on the stack.
-  constexpr size_t kChunk = 128;
-  constexpr size_t kAhead = 8;  // as MultiGet: buckets kAhead ahead, heads kAhead / 2
+// Chunks of the batch, so that the bookkeeping lives on the stack, each
+// pushed on the write list as it is stored.
+struct SortedHashRep::Batch {
+  static constexpr size_t kChunk = 128;
+  static constexpr size_t kAhead = 8;  // as MultiGet: buckets kAhead ahead, heads kAhead / 2
+  static constexpr bool kPushEachChunk = true;
+  // The arrays are left uninitialized: each chunk writes what it reads.
+  explicit Batch(SortedHashRep& rep) : self(rep) {}
+
+  SortedHashRep& self;
   size_t sizes[kChunk];
   RowRef refs[kChunk];
   uint64_t hashes[kChunk];
-  for (size_t first = 0; first < entries.size(); first += kChunk) {
-    const std::span<const EntryView> chunk =
-        entries.subspan(first, std::min(kChunk, entries.size() - first));
+
+  static size_t chunk() { return kChunk; }
+  NoHold Hold() { return {}; }
+  void Prepare(std::span<const EntryView> chunk) {
     for (size_t j = 0; j < chunk.size(); ++j) {
       sizes[j] = RowSize(chunk[j].user_key.size(), chunk[j].value.size());
       hashes[j] = util::Hash(chunk[j].user_key);
-      if (j < kAhead) index_.PrefetchBucket(hashes[j]);
+      if (j < kAhead) self.index_.PrefetchBucket(hashes[j]);
     }
-    size_t allocated = 0;
-    // Why the chunk stops early, if it does: no node for a record, or a record refused.
-    Status s = region_.AllocateMany(sizes, chunk.size(), refs, &allocated);
+  }
+  size_t Store(std::span<const EntryView> chunk, size_t /*first*/, size_t allocated,
+               BatchChain& chain, Status* s) {
+    HashIndex& index = self.index_;
     size_t stored = 0;
     for (; stored < allocated; ++stored) {
-      if (stored + kAhead < allocated) index_.PrefetchBucket(hashes[stored + kAhead]);
-      if (stored + kAhead / 2 < allocated) index_.PrefetchHead(hashes[stored + kAhead / 2]);
-      Node* node = new (region_.At(refs[stored])) Node();
+      if (stored + kAhead < allocated) index.PrefetchBucket(hashes[stored + kAhead]);
+      if (stored + kAhead / 2 < allocated) index.PrefetchHead(hashes[stored + kAhead / 2]);
+      Node* node = new (self.region_.At(refs[stored])) Node();
       EncodeRow(const_cast<char*>(node->row()), chunk[stored]);
-      if (!index_.Insert(order_, node, refs[stored], hashes[stored])) {
-        s = rep::DuplicateRecordStatus(chunk[stored].sequence());
+      if (!index.Insert(self.order_, node, refs[stored], hashes[stored])) {
+        *s = rep::DuplicateRecordStatus(chunk[stored].sequence());
         break;
       }
-      // Each node's link names the one before it; PushChain links the first.
-      if (stored > 0) node->list_next = refs[stored - 1];
+      chain.Append(refs[stored], node);
     }
-    if (stored > 0) runs_->PushChain(refs[stored - 1], refs[0], stored, /*exclusive=*/!concurrent);
-    index_.MaybeGrow(region_.ChunkBytes(), [&] { return runs_->Count(); });
-    if (stored < chunk.size()) return rep::BatchRecordStatus(first + stored, s);
+    return stored;
   }
-  return Status::OK();
+  void Pushed() {
+    self.index_.MaybeGrow(self.region_.ChunkBytes(), [&] { return self.runs_->Count(); });
+  }
+};
+
+Status SortedHashRep::AddBatch(std::span<const EntryView> entries, bool concurrent) {
+  Batch batch(*this);
+  // Why the batch stops early, if it does: no node for a record, or a record refused.
+  Status s;
+  const size_t stored = AppendBatch(entries, concurrent, batch, &s);
+  if (stored == entries.size()) return Status::OK();
+  return rep::BatchRecordStatus(stored, s);
 }
 
 bool SortedHashRep::Contains(std::string_view internal_key) const {
   return index_.Contains(order_, internal_key);
-}
-
-std::unique_ptr<RepIterator> SortedHashRep::NewIterator() const {
-  return std::make_unique<runs::RunIterator>(runs_.get());
-}
-
-size_t SortedHashRep::MemoryUsage() const {
-  // Nodes and buckets are taken from the Allocator, which counts them (a
-  // bucket array too big for it is mapped, and charged here), buckets as the
-  // index grows (HashIndex); the region's
-  // chunk table is charged as it grows, the runs as they are built
-  // (RunIndex::ChargedBytes).
-  return region_.TableBytes() + index_.MappedBytes() + runs_->ChargedBytes();
-}
-
-Status SortedHashRep::RandomSample(size_t target, uint64_t seed,
-                                   std::vector<const char*>* out) const {
-  return runs_->RandomSample(target, seed, out);
 }
 
 }  // namespace memrep::sorted_hash

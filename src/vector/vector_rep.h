@@ -20,51 +20,32 @@
 
 #include <memory>
 
-#include "format/key_order.h"
-#include "memory/row_region.h"
-#include "memrep/rep.h"
 #include "memrep/vector.h"
 #include "rep/batch_duplicates.h"
-#include "runs/run_index.h"
+#include "runs/run_rep.h"
 
 namespace memrep::vector {
 
-class VectorRep final : public Rep {
+// GetRows, Contains and the rest of Rep: runs::RunRep's.
+class VectorRep final : public runs::RunRep {
  public:
   // REQUIRES: options.Validate().ok(), context.allocator != nullptr.
   // region_bytes: the address space of the rep's RowRegion (tests set less).
   static Status Make(const VectorOptions& options, const RepContext& context,
                      std::unique_ptr<Rep>* out,
                      uint64_t region_bytes = memory::RowRegion::MaxBytes(4));
-  ~VectorRep() override;
 
   Status Allocate(size_t len, KeyHandle* handle, char** row) override;
   bool Insert(KeyHandle handle) override { return Append(handle, /*exclusive=*/true); }
   bool InsertConcurrently(KeyHandle handle) override { return Append(handle, false); }
-  void GetRows(std::string_view internal_key, void* arg, RowCallback callback) const override;
-  bool Contains(std::string_view internal_key) const override;
-  Status RandomSample(size_t target, uint64_t seed, std::vector<const char*>* out) const override;
 
   // One reservation and one write-list CAS for a whole batch.
   Status AddBatch(std::span<const EntryView> entries, bool concurrent) override;
   Status Add(const EntryView& entry, bool concurrent) override;
 
-  std::unique_ptr<RepIterator> NewIterator() const override;
-  void Freeze() override { runs_->Freeze(); }
-  bool frozen() const override { return runs_->frozen(); }
-  size_t MemoryUsage() const override;
-  bool NearlyFull() const override { return region_.NearlyFull(); }
-  uint64_t NumEntries() const override { return runs_->Count(); }
-  uint64_t BackgroundCpuNanos() const override { return runs_->BackgroundCpuNanos(); }
-  uint64_t ApproximateNumEntries(std::string_view start, std::string_view end) const override {
-    return runs_->CountBetween(start, end);
-  }
-
-  // For tests and benchmarks: sorted runs now, and the bytes they hold.
-  size_t NumRuns() const { return runs_->NumRuns(); }
-  size_t RunBytes() const { return runs_->RunBytes(); }
-
  private:
+  struct Batch;  // AddBatch's steps (RunRep::AppendBatch)
+
   bool Append(KeyHandle handle, bool exclusive);
   // BatchDuplicates::Admit for a complete row.
   rep::BatchDuplicates::Result AdmitRow(const char* row) const;
@@ -73,10 +54,7 @@ class VectorRep final : public Rep {
   Status Admit(const char* row, SequenceNumber sequence) const;
   VectorRep(const VectorOptions& options, const RepContext& context, uint64_t region_bytes);
 
-  const format::KeyOrder order_;
   const uint64_t owner_;  // this rep's number for BatchDuplicates
-  memory::RowRegion region_;
-  std::shared_ptr<runs::RunIndex> runs_;  // shared with background tasks
 };
 
 // The chunk size of a vector rep of these options, for a memtable of
