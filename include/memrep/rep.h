@@ -70,9 +70,6 @@
 
 namespace memrep {
 
-namespace concurrency {
-class BackgroundPool;
-}
 class RepLineage;  // memrep/auto.h
 
 // Where a rep takes its memory from (RocksDB's memtable arena in the RocksDB
@@ -141,8 +138,6 @@ struct RepContext {
   // switched (RocksDB's write_buffer_size); 0 if unknown. Reps size their
   // indexes from it.
   uint64_t write_buffer_size = 0;
-  // Where background work runs; nullptr means the process-wide pool.
-  concurrency::BackgroundPool* background = nullptr;
   // The memtables made before this one for the same column family (a rep
   // that learns from them, memrep.Auto, keeps its history there); nullptr:
   // none, each memtable starts afresh. Must outlive the rep's construction.

@@ -5,6 +5,7 @@
 #include <new>
 
 #include "format/coding.h"
+#include "format/key_order.h"
 #include "rep/batch_duplicates.h"
 #include "rep/batch_status.h"
 #include "runs/run_options.h"
@@ -174,9 +175,8 @@ size_t ColumnarRep::QueuedVersions(std::string_view user_key, uint64_t hash, Row
 
 template <typename Fn>
 void ColumnarRep::ForVersions(std::string_view internal_key, uint64_t hash, Fn&& fn) const {
-  const std::string_view user = internal_key.substr(0, internal_key.size() - 8);
-  const uint64_t seq =
-      TagSequence(format::DecodeFixed64(internal_key.data() + internal_key.size() - 8));
+  const std::string_view user = format::UserKey(internal_key);
+  const uint64_t seq = TagSequence(format::KeyTag(internal_key));
   const auto seq_of = [&](RowRef ref) { return NodeOf(ref)->sequence(); };
   // The queues are read before the index (link_queue.h): an entry that
   // leaves a queue meanwhile is then in the index.
@@ -211,19 +211,17 @@ void ColumnarRep::ForVersions(std::string_view internal_key, uint64_t hash, Fn&&
 }
 
 void ColumnarRep::GetRows(std::string_view internal_key, void* arg, RowCallback callback) const {
-  ForVersions(internal_key, util::Hash(internal_key.substr(0, internal_key.size() - 8)),
+  ForVersions(internal_key, util::Hash(format::UserKey(internal_key)),
               [&](RowRef ref) { return callback(arg, NodeOf(ref)->row()); });
 }
 
 bool ColumnarRep::Contains(std::string_view internal_key) const {
-  const uint64_t seq =
-      TagSequence(format::DecodeFixed64(internal_key.data() + internal_key.size() - 8));
+  const uint64_t seq = TagSequence(format::KeyTag(internal_key));
   bool found = false;
-  ForVersions(internal_key, util::Hash(internal_key.substr(0, internal_key.size() - 8)),
-              [&](RowRef ref) {
-                found = NodeOf(ref)->sequence() == seq;
-                return false;  // the first at or after the key decides
-              });
+  ForVersions(internal_key, util::Hash(format::UserKey(internal_key)), [&](RowRef ref) {
+    found = NodeOf(ref)->sequence() == seq;
+    return false;  // the first at or after the key decides
+  });
   return found;
 }
 
@@ -355,7 +353,7 @@ void ColumnarRep::ForVersionsOfMany(std::span<const std::string_view> internal_k
   constexpr size_t kAhead = 8;
   uint64_t hashes[kAhead];
   const size_t n = internal_keys.size();
-  const auto hash_of = [](std::string_view ik) { return util::Hash(ik.substr(0, ik.size() - 8)); };
+  const auto hash_of = [](std::string_view ik) { return util::Hash(format::UserKey(ik)); };
   for (size_t j = 0; j < std::min(n, kAhead); ++j) {
     hashes[j] = hash_of(internal_keys[j]);
     index_.Prefetch(hashes[j]);

@@ -11,9 +11,7 @@ RunRep::RunRep(const RepContext& context, const RunIndexOptions& run_options, si
     : order_(context.comparator),
       region_(context.allocator, chunk_bytes, header_bytes, region_bytes, unit_bytes),
       runs_(std::make_shared<RunIndex>(run_options, order_, region_,
-                                       context.background != nullptr
-                                           ? *context.background
-                                           : concurrency::BackgroundPool::Shared())) {}
+                                       concurrency::BackgroundPool::Shared())) {}
 
 RunRep::~RunRep() { runs_->Close(); }
 

@@ -72,8 +72,8 @@ class RunRep : public Rep {
  protected:
   // A region of nodes of header_bytes (beginning with the write-list link)
   // before each row, chunks of up to chunk_bytes, region_bytes of address
-  // space in units of unit_bytes (RowRegion); the run index on the context's
-  // background pool, or the process-wide one.
+  // space in units of unit_bytes (RowRegion); the run index on the
+  // process-wide background pool.
   RunRep(const RepContext& context, const RunIndexOptions& run_options, size_t chunk_bytes,
          size_t header_bytes, uint64_t region_bytes, size_t unit_bytes = RowRegion::kUnit);
 

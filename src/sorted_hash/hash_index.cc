@@ -66,8 +66,7 @@ bool HashIndex::InAnotherGroup(const format::KeyOrder& order, int tables, std::s
 }
 
 bool HashIndex::Contains(const format::KeyOrder& order, std::string_view internal_key) const {
-  const uint64_t seq =
-      TagSequence(format::DecodeFixed64(internal_key.data() + internal_key.size() - 8));
+  const uint64_t seq = TagSequence(format::KeyTag(internal_key));
   bool found = false;
   ForEachVersion(order, internal_key, HashOf(internal_key), [&](const Node* node) {
     uint64_t tag;

@@ -114,7 +114,7 @@ class HashIndex {
   }
 
   static uint64_t HashOf(std::string_view internal_key) {
-    return util::Hash(internal_key.substr(0, internal_key.size() - 8));
+    return util::Hash(format::UserKey(internal_key));
   }
   // For MultiGet: prefetches of the key's bucket, then of its chain's first
   // node, in the newest table (where most keys are).
@@ -150,7 +150,7 @@ class HashIndex {
 template <typename Fn>
 void HashIndex::ForEachVersion(const format::KeyOrder& order, std::string_view internal_key,
                                uint64_t hash, Fn&& fn) const {
-  const std::string_view user_key = internal_key.substr(0, internal_key.size() - 8);
+  const std::string_view user_key = format::UserKey(internal_key);
   const uint64_t seq = TagSequence(format::DecodeFixed64(internal_key.data() + user_key.size()));
   const int n = tables_.count();
   // Before the filter's load: invariant 8.
