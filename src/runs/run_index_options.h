@@ -4,18 +4,22 @@
 
 #include <cstdint>
 
+#include "memrep/run_options.h"
 #include "runs/sorted_run.h"
 
 namespace memrep::runs {
 
 struct RunIndexOptions {
+  // seal_threshold, background_cut, max_runs and seek_merges default as
+  // memrep::RunOptions says (include/memrep/run_options.h).
+  //
   // An iterator that finds at least this many unsorted rows publishes them
   // as a new run (the background strand normally cuts them first).
-  uint32_t seal_threshold = 8192;
+  uint32_t seal_threshold = RunOptions{}.seal_threshold;
   // A cut is requested each time a writer thread has pushed this many rows.
-  uint32_t background_cut = 4096;
+  uint32_t background_cut = RunOptions{}.background_cut;
   // Sorted runs kept at most while writes continue; more are merged.
-  uint32_t max_runs = 8;
+  uint32_t max_runs = RunOptions{}.max_runs;
   // How published runs are laid out: kAuto keeps every prefix of runs up to
   // SortedRun::kPrefixedRunMax entries (faster searches while writes
   // continue, charged in MemoryUsage); kFenced keeps fences only (fewer
@@ -35,7 +39,7 @@ struct RunIndexOptions {
   // While iterators seek beside writers, merge the runs below the biggest
   // as far as the seeks pay for it (docs/runs.md, "Seeks pay for fewer
   // runs"). false: max_runs alone bounds the runs.
-  bool seek_merges = true;
+  bool seek_merges = RunOptions{}.seek_merges;
 };
 
 }  // namespace memrep::runs
