@@ -1,7 +1,6 @@
 #include "runs/run_index.h"
 
 #include <algorithm>
-#include <new>
 
 #include "memory/block_cache.h"
 #include "runs/sort_many.h"
