@@ -378,9 +378,25 @@ ROCKSDB_NAMESPACE::Status MemTableRepAdapter::CheckRow(const char* row, const Sl
                                      : ROCKSDB_NAMESPACE::Status::OK();
 }
 
+ROCKSDB_NAMESPACE::Status MemTableRepAdapter::CheckProbedRows(const Slice& internal_key,
+                                                              const RowChecks& checks) const {
+  if (checks.check_key == nullptr) return ROCKSDB_NAMESPACE::Status::OK();
+  struct Probe {
+    const RowChecks* checks;
+    ROCKSDB_NAMESPACE::Status status;
+  } probe{&checks, {}};
+  rep_->ProbedRows(View(internal_key), &probe, [](void* p, const char* row) {
+    auto& c = *static_cast<Probe*>(p);
+    c.status = (*c.checks->check_key)(row, c.checks->allow_data_in_errors);
+    return c.status.ok();
+  });
+  return probe.status;
+}
+
 ROCKSDB_NAMESPACE::Status MemTableRepAdapter::GetChecked(const Slice& internal_key, void* arg,
                                                          bool (*callback)(void*, const char*),
                                                          const RowChecks& checks) {
+  if (ROCKSDB_NAMESPACE::Status s = CheckProbedRows(internal_key, checks); !s.ok()) return s;
   // GetRows, with each row checked (CheckRow) before it is handed on.
   struct Checked {
     const MemTableRepAdapter* owner;
@@ -461,10 +477,18 @@ ROCKSDB_NAMESPACE::Status MemTableRepAdapter::MultiGet(
   for (size_t first = 0; first < num_keys && batch.status.ok(); first += kSlice) {
     const size_t n = std::min(kSlice, num_keys - first);
     for (size_t j = 0; j < n; ++j) slice[j] = InternalKeyOfRow(keys[first + j]);
+    // The probed rows of each key first (CheckProbedRows); a failure at key
+    // j answers the keys before it, then is returned.
+    size_t answered = n;
+    ROCKSDB_NAMESPACE::Status probed;
+    for (size_t j = 0; checked && j < n && probed.ok(); ++j) {
+      probed = CheckProbedRows(Slice(slice[j].data(), slice[j].size()), checks);
+      if (!probed.ok()) answered = j;
+    }
     batch.args = callback_args + first;
     batch.keys = slice;
     batch.index = SIZE_MAX;
-    rep_->MultiGetRows(std::span<const std::string_view>(slice, n), &batch,
+    rep_->MultiGetRows(std::span<const std::string_view>(slice, answered), &batch,
                        [](void* p, size_t i, const char* row) {
                          auto& b = *static_cast<Batch*>(p);
                          if (!b.status.ok()) return false;
@@ -478,6 +502,7 @@ ROCKSDB_NAMESPACE::Status MemTableRepAdapter::MultiGet(
                          }
                          return b.callback(b.args[i], row);
                        });
+    if (batch.status.ok() && !probed.ok()) batch.status = probed;
   }
   return batch.status;
 }

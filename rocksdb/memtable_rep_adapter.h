@@ -124,8 +124,14 @@ class MemTableRepAdapter final : public ROCKSDB_NAMESPACE::MemTableRep {
   // lookup key `target`, fails `checks` (Corruption).
   ROCKSDB_NAMESPACE::Status CheckRow(const char* row, const ROCKSDB_NAMESPACE::Slice& target,
                                      const char* last, const RowChecks& checks) const;
-  // GetRows, each row checked (CheckRow); the first failure stops the read
-  // and is returned.
+  // OK, or the first failure of checks.check_key (if any) among the rows a
+  // hash probe of the key compares and rejects (Rep::ProbedRows), which a
+  // search would land on and check: so that a row whose key bytes changed
+  // is Corruption, as with the skip list, and not a silent miss.
+  ROCKSDB_NAMESPACE::Status CheckProbedRows(const ROCKSDB_NAMESPACE::Slice& internal_key,
+                                            const RowChecks& checks) const;
+  // GetRows, each row checked (CheckRow) and the probed rows too
+  // (CheckProbedRows); the first failure stops the read and is returned.
   ROCKSDB_NAMESPACE::Status GetChecked(const ROCKSDB_NAMESPACE::Slice& internal_key, void* arg,
                                        bool (*callback)(void* arg, const char* entry),
                                        const RowChecks& checks);

@@ -206,6 +206,16 @@ class MEMREP_EXPORT Rep {
   // calls GetRows for each key.
   virtual void MultiGetRows(std::span<const std::string_view> internal_keys, void* arg,
                             MultiRowCallback callback) const;
+  // For integrity checks (RocksDB's per-key checksums on seek): calls
+  // callback(arg, row) on the stored rows of other user keys that a GetRows
+  // of `internal_key` compares with the key before it finds it (or finds it
+  // absent), until callback returns false. A rep whose lookup is a hash
+  // probe hands on the rows of its bucket that the probe rejects: a row
+  // whose key bytes changed in place is among them, where GetRows would
+  // skip it. A search lands on the row it compares and hands it on, so the
+  // default visits none.
+  virtual void ProbedRows(std::string_view /*internal_key*/, void* /*arg*/,
+                          RowCallback /*callback*/) const {}
   // Whether a row with this internal key's user key and sequence is stored.
   virtual bool Contains(std::string_view internal_key) const = 0;
   // Up to `target` distinct rows chosen at random, appended to *out.

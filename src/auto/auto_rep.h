@@ -39,6 +39,9 @@ class AutoRep final : public Rep {
                 MultiEntryCallback callback) const override;
   void MultiGetRows(std::span<const std::string_view> internal_keys, void* arg,
                     MultiRowCallback callback) const override;
+  void ProbedRows(std::string_view internal_key, void* arg, RowCallback callback) const override {
+    inner_->ProbedRows(internal_key, arg, callback);
+  }
 
   std::unique_ptr<RepIterator> NewIterator() const override;
   void Freeze() override { inner_->Freeze(); }

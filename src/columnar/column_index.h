@@ -85,6 +85,15 @@ class ColumnIndex {
   RowRef Older(RowRef ref) const {
     return NodeAt(region_, ref)->older.load(std::memory_order_acquire);  // invariant 3
   }
+  // Calls fn(v) on the rows a lookup of a key of `hash` may compare (the
+  // chains' newest versions whose fingerprint matches), in every table,
+  // newest table first, until fn returns false (ColumnarRep::ProbedRows).
+  template <typename Fn>
+  void ForEachCandidate(uint64_t hash, Fn&& fn) const {
+    for (int i = tables_.count() - 1; i >= 0; --i) {
+      if (!tables_.table(i).ForEachCandidate(hash, fn)) return;
+    }
+  }
 
   // Adds a table if the rows (their bytes, and entries(), how many) have
   // outgrown the newest (GrowingTables::MaybeGrow): one relaxed load when not.

@@ -297,6 +297,24 @@ class ColumnTable {
       bucket = BucketAt(next);
     }
   }
+  // Calls fn(v) on every slot's row whose fingerprint matches hash's, home
+  // bucket first, until fn returns false (then returns false): the rows a
+  // Find of a key of `hash` may compare.
+  template <typename Fn>
+  bool ForEachCandidate(uint64_t hash, Fn&& fn) const {
+    const uint8_t fp = Fingerprint(hash);
+    const Bucket* bucket = Home(hash);
+    for (;;) {
+      for (int i = 0; i < kSlots; ++i) {
+        const RowRef v = bucket->refs[i].load(std::memory_order_acquire);  // invariant 3
+        if (v == 0) return true;                                           // invariant 1
+        if (MayMatch(*bucket, i, fp) && !fn(v)) return false;
+      }
+      const RowRef next = bucket->overflow.load(std::memory_order_acquire) & ~kSplitMark;
+      if (next == 0) return true;  // invariant 4
+      bucket = BucketAt(next);
+    }
+  }
   RowRef Find(const format::KeyOrder& order, std::string_view user_key, uint64_t hash) const {
     bool split;
     return Find(order, user_key, hash, std::memory_order_acquire, &split);

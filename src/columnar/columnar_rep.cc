@@ -215,6 +215,30 @@ void ColumnarRep::GetRows(std::string_view internal_key, void* arg, RowCallback 
               [&](RowRef ref) { return callback(arg, NodeOf(ref)->row()); });
 }
 
+void ColumnarRep::ProbedRows(std::string_view internal_key, void* arg, RowCallback callback) const {
+  const std::string_view user_key = format::UserKey(internal_key);
+  const uint64_t hash = util::Hash(user_key);
+  bool more = true;
+  // The key's own versions are GetRows' to hand on.
+  const auto visit = [&](RowRef ref) {
+    uint64_t tag;
+    if (order_.CompareUserKeys(NodeOf(ref)->user_key(&tag), user_key) == 0) return true;
+    more = callback(arg, NodeOf(ref)->row());
+    return more;
+  };
+  // As QueuedVersions reads the queues.
+  const uint64_t fp = hash & LinkQueue::kFingerprintMask;
+  for (uint32_t w = 0; more && w < kQueuedWords && w * 64 < regions_.size(); ++w) {
+    for (uint64_t bits = queued_[w].load(std::memory_order_relaxed); more && bits != 0;
+         bits &= bits - 1) {
+      regions_[w * 64 + std::countr_zero(bits)].queue.ForEach([&](uint64_t v) {
+        if (more && (v & LinkQueue::kFingerprintMask) == fp) visit(static_cast<RowRef>(v));
+      });
+    }
+  }
+  if (more) index_.ForEachCandidate(hash, visit);
+}
+
 bool ColumnarRep::Contains(std::string_view internal_key) const {
   const uint64_t seq = TagSequence(format::KeyTag(internal_key));
   bool found = false;

@@ -62,6 +62,9 @@ class ColumnarRep final : public runs::RunRep {
   bool InsertConcurrently(KeyHandle handle) override { return InsertRow(handle, false); }
   void GetRows(std::string_view internal_key, void* arg, RowCallback callback) const override;
   bool Contains(std::string_view internal_key) const override;
+  // The rows of other keys whose fingerprint matches the key's, in the
+  // write queues and the index.
+  void ProbedRows(std::string_view internal_key, void* arg, RowCallback callback) const override;
 
   // Views (the standalone face): encoded into rows; Get decodes them (Rep's
   // default, through GetRows).

@@ -102,6 +102,15 @@ class HashIndex {
   template <typename Fn>
   void ForEachVersion(const format::KeyOrder& order, std::string_view internal_key, uint64_t hash,
                       Fn&& fn) const;
+  // Calls fn(node) on every node of hash's bucket chain in every table,
+  // newest table first, until fn returns false: the nodes a lookup of a key
+  // of `hash` may compare (SortedHashRep::ProbedRows).
+  template <typename Fn>
+  void ForEachInChains(uint64_t hash, Fn&& fn) const {
+    for (int i = tables_.count() - 1; i >= 0; --i) {
+      if (!tables_.table(i).ForEachInChain(hash, fn)) return;
+    }
+  }
   // Whether a node of internal_key's user key and sequence is present.
   bool Contains(const format::KeyOrder& order, std::string_view internal_key) const;
 

@@ -215,6 +215,21 @@ class HashTable {
     Node* prev = nullptr;
     return FindGroupIn(order, bucket.head.load(order_loads), 0, user_key, &prev);
   }
+  // Calls fn(node) on every node of hash's bucket chain, head first, until
+  // fn returns false (then returns false), if the bucket's filter admits
+  // the hash (else FindGroup reads no node either). The nodes a FindGroup
+  // of a key of `hash` may compare. acquire: as FindGroup (invariant 3).
+  template <typename Fn>
+  bool ForEachInChain(uint64_t hash, Fn&& fn) const {
+    const Bucket& bucket = BucketOf(hash);
+    const uint32_t bits = FilterBits(hash);
+    if ((bucket.filter.load(std::memory_order_relaxed) & bits) != bits) return true;
+    for (const Node* node = NodeAt(region_, bucket.head.load(std::memory_order_acquire));
+         node != nullptr; node = Next(node)) {
+      if (!fn(node)) return false;
+    }
+    return true;
+  }
   // From `group` (a group's first node) on, the newest version whose
   // sequence is at most `seq`, or nullptr. *tag: its tag.
   const Node* SkipNewer(const format::KeyOrder& order, const Node* group, std::string_view user_key,

@@ -51,6 +51,17 @@ void SortedHashRep::GetRows(std::string_view internal_key, void* arg, RowCallbac
                         [&](const Node* node) { return callback(arg, node->row()); });
 }
 
+void SortedHashRep::ProbedRows(std::string_view internal_key, void* arg,
+                               RowCallback callback) const {
+  const std::string_view user_key = format::UserKey(internal_key);
+  index_.ForEachInChains(HashIndex::HashOf(internal_key), [&](const Node* node) {
+    uint64_t tag;
+    // The key's own versions are GetRows' to hand on.
+    if (order_.CompareUserKeys(format::RowUserKey(node->row(), &tag), user_key) == 0) return true;
+    return callback(arg, node->row());
+  });
+}
+
 namespace {
 
 // Get's chain walks for a batch of keys: on_node(i, node) on each version of

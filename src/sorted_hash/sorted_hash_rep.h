@@ -39,6 +39,8 @@ class SortedHashRep final : public runs::RunRep {
   // Get's chain walks, several keys' bucket and first-node loads in flight.
   void MultiGet(std::span<const std::string_view> internal_keys, void* arg,
                 MultiEntryCallback callback) const override;
+  // The rows of other keys in the key's bucket chains (HashIndex).
+  void ProbedRows(std::string_view internal_key, void* arg, RowCallback callback) const override;
   void MultiGetRows(std::span<const std::string_view> internal_keys, void* arg,
                     MultiRowCallback callback) const override;  // as MultiGet
   bool Contains(std::string_view internal_key) const override;
