@@ -189,6 +189,15 @@ class MemTableRepAdapter::MergedIterator final : public ROCKSDB_NAMESPACE::MemTa
   ROCKSDB_NAMESPACE::Status SeekChecked(const Slice& target, bool allow_data_in_errors,
                                         bool check_order, const KeyCheck* check_key) {
     SeekTo(target);
+    if (check_order) {
+      // Rows out of order that the rep's search stepped by (a binary search
+      // lands beside a key moved out of order, not on it).
+      const char* before = nullptr;
+      if (const char* row = rep_->DisorderNearSeek(&before)) {
+        return Fail(OrderViolation("Seek", ROCKSDB_NAMESPACE::GetLengthPrefixedSlice(before), row,
+                                   allow_data_in_errors));
+      }
+    }
     if (!Valid()) return ROCKSDB_NAMESPACE::Status::OK();
     if (check_order && owner_.cmp_(key(), target) < 0) {
       return Fail(OrderViolation("Seek", target, key(), allow_data_in_errors));

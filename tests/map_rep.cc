@@ -134,6 +134,18 @@ class MapRep final : public Rep {
     }
     void Next() override { ++pos_; }
     void Prev() override { --pos_; }
+    // A binary search, which can step past a key moved out of order: the
+    // rows beside where it landed must be in order.
+    const char* DisorderNearSeek(const char** before) const override {
+      const ptrdiff_t last = std::min<ptrdiff_t>(pos_ + 2, std::ssize(rows_) - 1);
+      for (ptrdiff_t i = std::max<ptrdiff_t>(pos_ - 2, 0); i < last; ++i) {
+        if (rep_->order_.CompareRows(rows_[i], rows_[i + 1]) >= 0) {
+          *before = rows_[i];
+          return rows_[i + 1];
+        }
+      }
+      return nullptr;
+    }
 
    private:
     const MapRep* rep_;

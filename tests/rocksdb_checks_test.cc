@@ -12,7 +12,7 @@
 //   Corruption: one stored row changed in place (a byte of its key, its value
 //   or its checksum; or, with no checksums, its key moved out of order): a
 //   read that the skip list answers with Corruption is Corruption with the
-//   rep too, never a memtable silently skipped. Two known gaps, where a rep
+//   rep too, never a memtable silently skipped. One known gap, where a rep
 //   finds its way by the stored key that changed (docs/rocksdb.md,
 //   "Integrity checks"):
 //   - a rep whose Get is a hash probe (the sorted hash, the columnar rep)
@@ -22,12 +22,11 @@
 //     seek (10.7 on) the adapter checks the rows the probe rejects too
 //     (Rep::ProbedRows), and the read is Corruption; before 10.7 RocksDB
 //     hands the rep no check of its own, and the test asks only that the
-//     read find no value of it (NotFound);
-//   - a key moved out of order misleads a binary search over a sorted run
-//     (the vector, the sorted hash's and columnar's runs, a std::map): a
-//     seek may step past the row, and past its neighbours, where the skip
-//     list checks the order of every node its search visits. There only the
-//     scans, which visit every row, are checked.
+//     read find no value of it (NotFound).
+//   A key moved out of order would mislead a binary search over a sorted
+//   run (the vector, the sorted hash's and columnar's runs), which does not
+//   land on it: the runs' iterator checks the rows around where each search
+//   landed (RepIterator::DisorderNearSeek), so searches are checked too.
 #include <gtest/gtest.h>
 #include <rocksdb/db.h>
 #include <rocksdb/merge_operator.h>
@@ -342,7 +341,6 @@ class Corruption : public ChecksFixture {
   enum class Gap {
     kNone,
     kHashProbesMiss,  // the key's bytes changed: a hash probe misses the row
-    kSearchesLost,    // the key moved out of order: searches are not checked
   };
 
   // Changes the victim's row in both databases with `change`, then reads:
@@ -366,30 +364,27 @@ class Corruption : public ChecksFixture {
     struct Read {
       std::string name;
       std::function<Answer(int)> run;
-      bool point = false;   // a point read of the victim
-      bool search = false;  // a read that searches for a key
+      bool point = false;  // a point read of the victim
     } reads[] = {
-      {"Get(victim)", [&](int s) { return Get(s, victim); }, true, true},
+      {"Get(victim)", [&](int s) { return Get(s, victim); }, true},
 #if MEMREP_ROCKSDB_HAS_VALIDATION
       // Before 9.6 a MultiGet that meets a corrupted memtable row leaves the
       // key unfinished, and RocksDB's own assertion stops the process
       // (Version::MultiGet: "iter->s->ok() || iter->s->IsMergeInProgress()",
       // Debian's 7.8.3 has its assertions on), with the skip list too.
-      {"MultiGet(around the victim)", [&](int s) { return MultiGet(s, around); }, true, true},
+      {"MultiGet(around the victim)", [&](int s) { return MultiGet(s, around); }, true},
 #endif
       {"forward scan", [&](int s) { return Scan(s, false); }},
       {"backward scan", [&](int s) { return Scan(s, true); }},
-      {"Seek(victim) and on", [&](int s) { return Scan(s, false, &victim); }, false, true},
-      {"Seek(before the victim) and on", [&](int s) { return Scan(s, false, &before); }, false,
-       true},
-      {"SeekForPrev(victim) and back", [&](int s) { return Scan(s, true, &victim); }, false, true},
+      {"Seek(victim) and on", [&](int s) { return Scan(s, false, &victim); }},
+      {"Seek(before the victim) and on", [&](int s) { return Scan(s, false, &before); }},
+      {"SeekForPrev(victim) and back", [&](int s) { return Scan(s, true, &victim); }},
     };
     int corrupt = 0;
     for (const Read& read : reads) {
       const Answer skip = read.run(kSkip), rep = read.run(kRep);
       if (!skip.status.IsCorruption()) continue;
       ++corrupt;
-      if (gap == Gap::kSearchesLost && read.search) continue;
       if (gap == Gap::kHashProbesMiss && read.point && HashProbes() &&
           !MEMREP_ROCKSDB_HAS_KEY_VALIDATION) {
         // A miss, never the victim's value.
@@ -435,7 +430,7 @@ TEST_P(Corruption, AKeyOutOfOrderIsCorruption) {
   // The victim's "k" becomes "K", which sorts before every other key.
   ASSERT_NO_FATAL_FAILURE(Open(/*checksums=*/false));
   ASSERT_NO_FATAL_FAILURE(Fill());
-  EXPECT_GT(ChangeAndRead("a key out of order", Gap::kSearchesLost,
+  EXPECT_GT(ChangeAndRead("a key out of order", Gap::kNone,
                           [](const Row& r) { r.internal_key[0] ^= 0x20; }),
             0)
       << "the skip list found nothing out of order";

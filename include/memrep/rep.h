@@ -170,6 +170,14 @@ class MEMREP_EXPORT RepIterator {
   // REQUIRES: Valid().
   virtual void Next() = 0;
   virtual void Prev() = 0;
+  // For integrity checks (RocksDB's paranoid_memory_checks), right after a
+  // Seek or SeekForPrev: a stored row out of order with the one before it
+  // (*before) near where the search landed, or nullptr. A binary search
+  // over a sorted array steps past a key moved out of order unless it looks
+  // at the rows around its landing place; a walk that compares every row
+  // it passes (a list, a trie's descent) needs nothing more, so the default
+  // finds none.
+  virtual const char* DisorderNearSeek(const char** /*before*/) const { return nullptr; }
 };
 
 // Get's callbacks: return true to be handed the next entry, false to stop.

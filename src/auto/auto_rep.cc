@@ -85,6 +85,9 @@ class CountingIterator final : public RepIterator {
   bool Valid() const override { return inner_->Valid(); }
   EntryView entry() const override { return inner_->entry(); }
   const char* row() const override { return inner_->row(); }
+  const char* DisorderNearSeek(const char** before) const override {
+    return inner_->DisorderNearSeek(before);
+  }
   Status status() const override { return inner_->status(); }
   void SeekToFirst() override {
     Positioned();

@@ -1,5 +1,7 @@
 #include "runs/merging_cursor.h"
 
+#include <algorithm>
+
 namespace memrep::runs {
 
 void MergingCursor::PickSmallest() {
@@ -123,6 +125,25 @@ void MergingCursor::Prev() {
   Source& s = sources_[current_];
   MoveTo(s, s.pos - 1, -1);
   Advance();
+}
+
+const char* MergingCursor::DisorderNearSeek(const char** before) const {
+  // The window is enough for a key moved out of order at or beside where
+  // the search landed, where it could have misled the search; a row
+  // further off the search stepped over (its rows stay in order).
+  for (const Source& s : sources_) {
+    const ptrdiff_t first = std::max<ptrdiff_t>(s.pos - 2, 0);
+    const ptrdiff_t last = std::min<ptrdiff_t>(s.pos + 2, s.n - 1);
+    for (ptrdiff_t i = first; i < last; ++i) {
+      const char* a = s.run->row(static_cast<size_t>(i));
+      const char* b = s.run->row(static_cast<size_t>(i + 1));
+      if (order_.CompareRows(a, b) >= 0) {
+        *before = a;
+        return b;
+      }
+    }
+  }
+  return nullptr;
 }
 
 }  // namespace memrep::runs

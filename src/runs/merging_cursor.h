@@ -57,6 +57,10 @@ class MergingCursor {
   void SeekForPrev(std::string_view internal_key);
   void Next();
   void Prev();
+  // Right after a Seek or SeekForPrev: in some source, a row that does not
+  // sort after the row before it (*before), among the rows from two before
+  // its landing place to two after; else nullptr (RepIterator's).
+  const char* DisorderNearSeek(const char** before) const;
 
  private:
   struct Source {

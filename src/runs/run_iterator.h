@@ -47,6 +47,9 @@ class RunIterator final : public RepIterator {
   }
   void Next() override { cursor_.Next(); }
   void Prev() override { cursor_.Prev(); }
+  const char* DisorderNearSeek(const char** before) const override {
+    return cursor_.DisorderNearSeek(before);
+  }
 
  private:
   // Takes a new view unless the current one still shows everything; false
