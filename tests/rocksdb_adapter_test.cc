@@ -453,7 +453,7 @@ class ValidationTest : public ::testing::Test {
     }
     if (batches != nullptr) rep = std::make_unique<BatchCountingRep>(std::move(rep), batches);
     adapter_ = std::make_unique<MemTableRepAdapter>(cmp_, &arena_, std::move(allocator),
-                                                    std::move(rep), RepTraits{}, size_t{1} << 30);
+                                                    /*order=*/nullptr, std::move(rep), RepTraits{});
     bool inserted = false;
     for (const char* key : {"b", "a", "c"}) AddRow(adapter_.get(), key, 7, "v", &inserted);
   }

@@ -18,6 +18,7 @@
 
 #include "memrep/auto.h"
 #include "memrep/rocksdb.h"
+#include "rocksdb_test_util.h"
 
 namespace memrep::rocksdb_plugin {
 namespace {
@@ -69,9 +70,8 @@ class AutoDbTest : public ::testing::Test {
 TEST_F(AutoDbTest, EachColumnFamilyHasAHistoryOfItsOwn) {
   rdb::Options options = Options("memrep.Auto");
   const std::shared_ptr<rdb::MemTableRepFactory> factory = options.memtable_factory;
-  rdb::DB* raw = nullptr;
-  ASSERT_TRUE(rdb::DB::Open(options, path_, &raw).ok());
-  std::unique_ptr<rdb::DB> db(raw);
+  std::unique_ptr<rdb::DB> db;
+  ASSERT_TRUE(memrep::testing::OpenDb(options, path_, &db).ok());
   // A second column family with the same options: the same factory object.
   rdb::ColumnFamilyHandle* cf = nullptr;
   ASSERT_TRUE(db->CreateColumnFamily(options, "second", &cf).ok());
@@ -93,9 +93,8 @@ TEST_F(AutoDbTest, TheLearnedFileKeepsWhatWasLearnedAcrossAReopen) {
   const std::string spec = "id=memrep.Auto; learned_file=" + file;
   {
     rdb::Options options = Options(spec);
-    rdb::DB* raw = nullptr;
-    ASSERT_TRUE(rdb::DB::Open(options, path_, &raw).ok());
-    std::unique_ptr<rdb::DB> db(raw);
+    std::unique_ptr<rdb::DB> db;
+    ASSERT_TRUE(memrep::testing::OpenDb(options, path_, &db).ok());
     Fill(db.get(), db->DefaultColumnFamily(), 0);
     AutoCounters c;
     ASSERT_TRUE(GetAutoCounters(*options.memtable_factory, &c).ok());
@@ -112,9 +111,8 @@ TEST_F(AutoDbTest, TheLearnedFileKeepsWhatWasLearnedAcrossAReopen) {
   ASSERT_TRUE(rdb::LoadLatestOptions(config, path_, &db_options, &cfs).ok());
   ASSERT_EQ(cfs.size(), 1u);
   rdb::Options options(db_options, cfs[0].options);
-  rdb::DB* raw = nullptr;
-  ASSERT_TRUE(rdb::DB::Open(options, path_, &raw).ok());
-  std::unique_ptr<rdb::DB> db(raw);
+  std::unique_ptr<rdb::DB> db;
+  ASSERT_TRUE(memrep::testing::OpenDb(options, path_, &db).ok());
   AutoCounters c;
   ASSERT_TRUE(GetAutoCounters(*options.memtable_factory, &c).ok());
   ASSERT_FALSE(c.recent.empty());
@@ -130,9 +128,8 @@ TEST_F(AutoDbTest, ACorruptLearnedFileIsIgnoredWithALogLine) {
   std::filesystem::create_directories(path_);
   std::ofstream(file) << "memrep.Auto learned 1\nmachine x\ncost 0 memrep.Trie insert zz 1\n";
   rdb::Options options = Options("id=memrep.Auto; learned_file=" + file);
-  rdb::DB* raw = nullptr;
-  ASSERT_TRUE(rdb::DB::Open(options, path_, &raw).ok()) << "never a failure";
-  std::unique_ptr<rdb::DB> db(raw);
+  std::unique_ptr<rdb::DB> db;
+  ASSERT_TRUE(memrep::testing::OpenDb(options, path_, &db).ok()) << "never a failure";
   AutoCounters c;
   ASSERT_TRUE(GetAutoCounters(*options.memtable_factory, &c).ok());
   EXPECT_NE(c.recent.front().reason.find("is corrupt"), std::string::npos)
