@@ -91,7 +91,7 @@ class ColumnIndex {
   template <typename Fn>
   void ForEachCandidate(uint64_t hash, Fn&& fn) const {
     for (int i = tables_.count() - 1; i >= 0; --i) {
-      if (!tables_.table(i).ForEachCandidate(hash, fn)) return;
+      if (!tables_.table(i).ForEachCandidate(hash, std::memory_order_acquire, fn)) return;
     }
   }
 

@@ -283,31 +283,26 @@ class ColumnTable {
   // 5), else acquire (invariant 3).
   RowRef Find(const format::KeyOrder& order, std::string_view user_key, uint64_t hash,
               std::memory_order order_loads, bool* split) const {
-    const uint8_t fp = Fingerprint(hash);
-    const Bucket* bucket = Home(hash);
-    *split = (bucket->overflow.load(std::memory_order_relaxed) & kSplitMark) != 0;
-    for (;;) {
-      for (int i = 0; i < kSlots; ++i) {
-        const RowRef v = bucket->refs[i].load(order_loads);  // invariant 3
-        if (v == 0) return 0;                                // invariant 1
-        if (MayMatch(*bucket, i, fp) && SameKey(order, v, user_key)) return v;
-      }
-      const RowRef next = bucket->overflow.load(std::memory_order_acquire) & ~kSplitMark;
-      if (next == 0) return 0;  // invariant 4
-      bucket = BucketAt(next);
-    }
+    *split = (Home(hash)->overflow.load(std::memory_order_relaxed) & kSplitMark) != 0;
+    RowRef found = 0;
+    ForEachCandidate(hash, order_loads, [&](RowRef v) {
+      if (!SameKey(order, v, user_key)) return true;
+      found = v;
+      return false;
+    });
+    return found;
   }
   // Calls fn(v) on every slot's row whose fingerprint matches hash's, home
   // bucket first, until fn returns false (then returns false): the rows a
-  // Find of a key of `hash` may compare.
+  // Find of a key of `hash` compares. `slot_loads`: as Find's order_loads.
   template <typename Fn>
-  bool ForEachCandidate(uint64_t hash, Fn&& fn) const {
+  bool ForEachCandidate(uint64_t hash, std::memory_order slot_loads, Fn&& fn) const {
     const uint8_t fp = Fingerprint(hash);
     const Bucket* bucket = Home(hash);
     for (;;) {
       for (int i = 0; i < kSlots; ++i) {
-        const RowRef v = bucket->refs[i].load(std::memory_order_acquire);  // invariant 3
-        if (v == 0) return true;                                           // invariant 1
+        const RowRef v = bucket->refs[i].load(slot_loads);  // invariant 3
+        if (v == 0) return true;                            // invariant 1
         if (MayMatch(*bucket, i, fp) && !fn(v)) return false;
       }
       const RowRef next = bucket->overflow.load(std::memory_order_acquire) & ~kSplitMark;

@@ -151,25 +151,30 @@ bool ColumnarRep::InsertRow(KeyHandle handle, bool exclusive) {
   return true;
 }
 
-size_t ColumnarRep::QueuedVersions(std::string_view user_key, uint64_t hash, RowRef* out) const {
+template <typename Fn>
+void ColumnarRep::ForEachQueued(uint64_t hash, Fn&& fn) const {
   const uint64_t fp = hash & LinkQueue::kFingerprintMask;
-  size_t n = 0;
   for (uint32_t w = 0; w < kQueuedWords && w * 64 < regions_.size(); ++w) {
     // relaxed: see queued_; the queue's own loads acquire what it holds.
     for (uint64_t bits = queued_[w].load(std::memory_order_relaxed); bits != 0; bits &= bits - 1) {
       regions_[w * 64 + std::countr_zero(bits)].queue.ForEach([&](uint64_t v) {
-        if ((v & LinkQueue::kFingerprintMask) != fp) return;
-        const auto ref = static_cast<RowRef>(v);
-        uint64_t tag;
-        if (order_.CompareUserKeys(NodeOf(ref)->user_key(&tag), user_key) != 0) return;
-        // Newest first (insertion: a key rarely has more than one here).
-        const SequenceNumber seq = TagSequence(tag);
-        size_t j = n++;
-        for (; j > 0 && NodeOf(out[j - 1])->sequence() < seq; --j) out[j] = out[j - 1];
-        out[j] = ref;
+        if ((v & LinkQueue::kFingerprintMask) == fp) fn(static_cast<RowRef>(v));
       });
     }
   }
+}
+
+size_t ColumnarRep::QueuedVersions(std::string_view user_key, uint64_t hash, RowRef* out) const {
+  size_t n = 0;
+  ForEachQueued(hash, [&](RowRef ref) {
+    uint64_t tag;
+    if (order_.CompareUserKeys(NodeOf(ref)->user_key(&tag), user_key) != 0) return;
+    // Newest first (insertion: a key rarely has more than one here).
+    const SequenceNumber seq = TagSequence(tag);
+    size_t j = n++;
+    for (; j > 0 && NodeOf(out[j - 1])->sequence() < seq; --j) out[j] = out[j - 1];
+    out[j] = ref;
+  });
   return n;
 }
 
@@ -226,16 +231,9 @@ void ColumnarRep::ProbedRows(std::string_view internal_key, void* arg, RowCallba
     more = callback(arg, NodeOf(ref)->row());
     return more;
   };
-  // As QueuedVersions reads the queues.
-  const uint64_t fp = hash & LinkQueue::kFingerprintMask;
-  for (uint32_t w = 0; more && w < kQueuedWords && w * 64 < regions_.size(); ++w) {
-    for (uint64_t bits = queued_[w].load(std::memory_order_relaxed); more && bits != 0;
-         bits &= bits - 1) {
-      regions_[w * 64 + std::countr_zero(bits)].queue.ForEach([&](uint64_t v) {
-        if (more && (v & LinkQueue::kFingerprintMask) == fp) visit(static_cast<RowRef>(v));
-      });
-    }
-  }
+  ForEachQueued(hash, [&](RowRef ref) {
+    if (more) visit(ref);
+  });
   if (more) index_.ForEachCandidate(hash, visit);
 }
 

@@ -118,8 +118,12 @@ class ColumnarRep final : public runs::RunRep {
   // on_row(i, row) on key i's versions (MultiGet, MultiGetRows).
   template <class OnRow>
   void ForVersionsOfMany(std::span<const std::string_view> internal_keys, OnRow&& on_row) const;
-  // Versions of `user_key` in the link queues (see link_queue.h), newest
-  // first, into out[]; returns how many.
+  // Calls fn(ref) on every entry in the link queues (see link_queue.h)
+  // whose fingerprint is hash's.
+  template <typename Fn>
+  void ForEachQueued(uint64_t hash, Fn&& fn) const;
+  // Versions of `user_key` in the link queues, newest first, into out[];
+  // returns how many.
   size_t QueuedVersions(std::string_view user_key, uint64_t hash, RowRef* out) const;
   const Node* NodeOf(RowRef ref) const { return NodeAt(region_, ref); }
 
