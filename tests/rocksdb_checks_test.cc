@@ -12,9 +12,9 @@
 //   Corruption: one stored row changed in place (a byte of its key, its value
 //   or its checksum; or, with no checksums, its key moved out of order): a
 //   read that the skip list answers with Corruption is Corruption with the
-//   rep too, never a memtable silently skipped. One known gap, where a rep
-//   finds its way by the stored key that changed (docs/rocksdb.md,
-//   "Integrity checks"):
+//   rep too, never a memtable silently skipped, but for two known gaps,
+//   where a rep finds its way by the stored key that changed
+//   (docs/rocksdb.md, "Integrity checks"):
 //   - a rep whose Get is a hash probe (the sorted hash, the columnar rep)
 //     compares the stored key with the one looked up, so a point read of a
 //     key whose stored bytes changed would miss the row where the skip
@@ -23,12 +23,11 @@
 //     (Rep::ProbedRows), and the read is Corruption; before 10.7 RocksDB
 //     hands the rep no check of its own, and the test asks only that the
 //     read find no value of it (NotFound).
-//   A key moved out of order would mislead a binary search over a sorted
-//   run (the vector, the sorted hash's and columnar's runs), which does not
-//   land on it: the runs' iterator checks the rows around where each search
-//   landed (RepIterator::DisorderNearSeek), so seeks are checked too; a
-//   point read (Get, MultiGet) of the moved key still misses it (NotFound,
-//   never its value), where the skip list reports Corruption: a known gap.
+//   - a point read (Get, MultiGet) of a key moved out of order misses it
+//     (NotFound, never its value) where the skip list reports Corruption.
+//     Seeks are checked: a binary search over a sorted run, which does not
+//     land on the moved key, checks the rows around where it landed
+//     (RepIterator::DisorderNearSeek).
 #include <gtest/gtest.h>
 #include <rocksdb/db.h>
 #include <rocksdb/merge_operator.h>
