@@ -49,7 +49,8 @@
 #                    memtable_protection_bytes_per_key=8: those the version
 #                    has), alternating, and each one's slowdown
 #                    (bench/report/db_bench_compare.py --checks); results in
-#                    build/intree/checks-bench-<version>.md
+#                    build/intree/checks-bench-<version>.md; with --preload,
+#                    the preload build's db_bench, the plugin preloaded
 #   --preload        the preload build instead of the in-tree one: RocksDB's
 #                    CMake builds a shared librocksdb and its db_bench without
 #                    plugins (-DROCKSDB_BUILD_SHARED=ON), memrep's own CMake
@@ -181,6 +182,31 @@ memrep_reps() {
   fi
 }
 
+# --checks-bench: db_bench ($1, then its flags: --built-in or --plugin SO)
+# with and without RocksDB's memtable checks, for skip_list and every rep.
+checks_bench() {
+  local db_bench=$1
+  shift
+  memrep_reps
+  local out=$work/checks-bench-$version.md load_before
+  load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+  python3 bench/report/db_bench_compare.py --db-bench "$db_bench" "$@" --memrep-bench "$memrep_bench" \
+    --reps "skip_list,$reps" --checks \
+    --workloads readrandom,seekrandom,readwhilewriting,seekrandomwhilewriting \
+    --num "$num" --reads "$num" --repeats "$repeats" | tee "$out.tmp"
+  {
+    echo "# RocksDB $version's memtable checks, db_bench with and without them"
+    echo
+    echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC'); memrep commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD || echo ' (with uncommitted changes)')"
+    echo "- machine: $(nproc) cores, load average $load_before before, $(cut -d' ' -f1-3 /proc/loadavg) after"
+    echo "- db_bench: $db_bench $*"
+    echo
+    cat "$out.tmp"
+  } >"$out"
+  rm -f "$out.tmp"
+  echo "rocksdb-intree: results in $out"
+}
+
 # --preload: a shared librocksdb without plugins, the plugin preloaded.
 if [[ $preload == 1 ]]; then
   shared=$work/shared-$version
@@ -204,6 +230,10 @@ if [[ $preload == 1 ]]; then
     { tail -30 "$build.configure.log" >&2; fail "memrep's CMake failed (log: $build.configure.log)"; }
   grep "memrep: " "$build.configure.log" >&2
   cmake --build "$build" -j "$jobs" --target memrep_rocksdb memrep_rocksdb_tests
+  if [[ $checks_bench == 1 ]]; then
+    checks_bench "$shared/db_bench" --plugin "$build/rocksdb/libmemrep_rocksdb.so"
+    exit 0
+  fi
   ctest --test-dir "$build" -j "$jobs" -R '^memrep_rocksdb_tests_' --output-on-failure |
     tee "$work/preload-tests-$version.log"
   memrep_reps
@@ -280,24 +310,7 @@ if grep -E "plugin/memrep/[^ ]*: warning:" "$log"; then
 fi
 
 if [[ $checks_bench == 1 ]]; then
-  memrep_reps
-  out=$work/checks-bench-$version.md
-  load_before=$(cut -d' ' -f1-3 /proc/loadavg)
-  python3 bench/report/db_bench_compare.py --db-bench "$db_bench" --built-in --memrep-bench "$memrep_bench" \
-    --reps "skip_list,$reps" --checks \
-    --workloads readrandom,seekrandom,readwhilewriting,seekrandomwhilewriting \
-    --num "$num" --reads "$num" --repeats "$repeats" | tee "$out.tmp"
-  {
-    echo "# RocksDB $version's memtable checks, db_bench with and without them"
-    echo
-    echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC'); memrep commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD || echo ' (with uncommitted changes)')"
-    echo "- machine: $(nproc) cores, load average $load_before before, $(cut -d' ' -f1-3 /proc/loadavg) after"
-    echo "- db_bench: $db_bench"
-    echo
-    cat "$out.tmp"
-  } >"$out"
-  rm -f "$out.tmp"
-  echo "rocksdb-intree: results in $out"
+  checks_bench "$db_bench" --built-in
   exit 0
 fi
 
