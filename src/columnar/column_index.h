@@ -85,13 +85,29 @@ class ColumnIndex {
   RowRef Older(RowRef ref) const {
     return NodeAt(region_, ref)->older.load(std::memory_order_acquire);  // invariant 3
   }
-  // Calls fn(v) on the rows a lookup of a key of `hash` may compare (the
-  // chains' newest versions whose fingerprint matches), in every table,
-  // newest table first, until fn returns false (ColumnarRep::ProbedRows).
+  // Calls fn(v) on each candidate of another key that FindChains of
+  // user_key compares, in the tables it looks in, newest first, until fn
+  // returns false (ColumnarRep::ProbedRows).
   template <typename Fn>
-  void ForEachCandidate(uint64_t hash, Fn&& fn) const {
-    for (int i = tables_.count() - 1; i >= 0; --i) {
-      if (!tables_.table(i).ForEachCandidate(hash, std::memory_order_acquire, fn)) return;
+  void ForEachCompared(const format::KeyOrder& order, std::string_view user_key, uint64_t hash,
+                       Fn&& fn) const {
+    // FindChains' tables: the newest, older ones while none has the key
+    // (unless the older bits rule them out), every older one after a split.
+    const int n = tables_.count();
+    const bool covered = tables_.covered(n - 1);  // before the older bits: invariant 8
+    bool split = false;
+    for (int i = n - 1; i >= 0; --i) {
+      const ColumnTable& table = tables_.table(i);
+      bool home_split, stopped = false;
+      const RowRef v = table.FindSeeing(order, user_key, hash, &home_split, fn, &stopped);
+      if (stopped) return;
+      if (v == 0) {
+        if (!split && i == n - 1 && covered && !table.MayBeOlder(hash)) return;
+        continue;
+      }
+      if (split) continue;
+      if (!home_split) return;
+      split = true;
     }
   }
 

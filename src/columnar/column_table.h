@@ -292,6 +292,24 @@ class ColumnTable {
     });
     return found;
   }
+  // Find for a reader (acquire), calling other(v) on each candidate of
+  // another key it compares on the way: the rows the lookup relies on. If
+  // other returns false, the walk stops: *stopped is set, 0 returned.
+  template <typename Fn>
+  RowRef FindSeeing(const format::KeyOrder& order, std::string_view user_key, uint64_t hash,
+                    bool* split, Fn&& other, bool* stopped) const {
+    *split = (Home(hash)->overflow.load(std::memory_order_relaxed) & kSplitMark) != 0;
+    RowRef found = 0;
+    ForEachCandidate(hash, std::memory_order_acquire, [&](RowRef v) {
+      if (SameKey(order, v, user_key)) {
+        found = v;
+        return false;
+      }
+      *stopped = !other(v);
+      return !*stopped;
+    });
+    return found;
+  }
   // Calls fn(v) on every slot's row whose fingerprint matches hash's, home
   // bucket first, until fn returns false (then returns false): the rows a
   // Find of a key of `hash` compares. `slot_loads`: as Find's order_loads.

@@ -224,17 +224,17 @@ void ColumnarRep::ProbedRows(std::string_view internal_key, void* arg, RowCallba
   const std::string_view user_key = format::UserKey(internal_key);
   const uint64_t hash = util::Hash(user_key);
   bool more = true;
-  // The key's own versions are GetRows' to hand on.
-  const auto visit = [&](RowRef ref) {
-    uint64_t tag;
-    if (order_.CompareUserKeys(NodeOf(ref)->user_key(&tag), user_key) == 0) return true;
-    more = callback(arg, NodeOf(ref)->row());
-    return more;
-  };
+  // What ForVersions compares: every queued fingerprint match, then the
+  // index's candidates (the key's own versions are GetRows' to hand on).
   ForEachQueued(hash, [&](RowRef ref) {
-    if (more) visit(ref);
+    uint64_t tag;
+    if (!more || order_.CompareUserKeys(NodeOf(ref)->user_key(&tag), user_key) == 0) return;
+    more = callback(arg, NodeOf(ref)->row());
   });
-  if (more) index_.ForEachCandidate(hash, visit);
+  if (more) {
+    index_.ForEachCompared(order_, user_key, hash,
+                           [&](RowRef ref) { return callback(arg, NodeOf(ref)->row()); });
+  }
 }
 
 bool ColumnarRep::Contains(std::string_view internal_key) const {

@@ -102,15 +102,12 @@ class HashIndex {
   template <typename Fn>
   void ForEachVersion(const format::KeyOrder& order, std::string_view internal_key, uint64_t hash,
                       Fn&& fn) const;
-  // Calls fn(node) on every node of hash's bucket chain in every table,
-  // newest table first, until fn returns false: the nodes a lookup of a key
-  // of `hash` may compare (SortedHashRep::ProbedRows).
+  // Calls fn(node) on each node of another key that ForEachVersion of
+  // user_key compares, in the tables it looks in, newest first, until fn
+  // returns false (SortedHashRep::ProbedRows).
   template <typename Fn>
-  void ForEachInChains(uint64_t hash, Fn&& fn) const {
-    for (int i = tables_.count() - 1; i >= 0; --i) {
-      if (!tables_.table(i).ForEachInChain(hash, fn)) return;
-    }
-  }
+  void ForEachCompared(const format::KeyOrder& order, std::string_view user_key, uint64_t hash,
+                       Fn&& fn) const;
   // Whether a node of internal_key's user key and sequence is present.
   bool Contains(const format::KeyOrder& order, std::string_view internal_key) const;
 
@@ -183,6 +180,31 @@ void HashIndex::ForEachVersion(const format::KeyOrder& order, std::string_view i
       if (!fn(node)) return;
     }
     return;
+  }
+}
+
+template <typename Fn>
+void HashIndex::ForEachCompared(const format::KeyOrder& order, std::string_view user_key,
+                                uint64_t hash, Fn&& fn) const {
+  // The tables ForEachVersion looks in: the newest, older ones while none
+  // has the key's group (unless the older words rule them out), and every
+  // older one after a split group (MergeVersions).
+  const int n = tables_.count();
+  const bool covered = tables_.covered(n - 1);  // before the filter's load: invariant 8
+  bool split = false;
+  for (int i = n - 1; i >= 0; --i) {
+    const HashTable& table = tables_.table(i);
+    uint32_t filter;
+    bool stopped = false;
+    const Node* group = table.FindGroupSeeing(order, user_key, hash, &filter, fn, &stopped);
+    if (stopped) return;
+    if (group == nullptr) {
+      if (!split && i == n - 1 && covered && !table.MayBeOlder(hash)) return;
+      continue;
+    }
+    if (split) continue;
+    if ((filter & HashTable::kSplitBit) == 0) return;
+    split = true;
   }
 }
 

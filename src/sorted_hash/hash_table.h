@@ -215,20 +215,27 @@ class HashTable {
     Node* prev = nullptr;
     return FindGroupIn(order, bucket.head.load(order_loads), 0, user_key, &prev);
   }
-  // Calls fn(node) on every node of hash's bucket chain, head first, until
-  // fn returns false (then returns false), if the bucket's filter admits
-  // the hash (else FindGroup reads no node either). The nodes a FindGroup
-  // of a key of `hash` may compare. acquire: as FindGroup (invariant 3).
+  // FindGroup for a reader (acquire), calling other(node) on each node of
+  // another key it compares on the way: the rows the lookup relies on. If
+  // other returns false, the walk stops: *stopped is set, nullptr returned.
   template <typename Fn>
-  bool ForEachInChain(uint64_t hash, Fn&& fn) const {
+  const Node* FindGroupSeeing(const format::KeyOrder& order, std::string_view user_key,
+                              uint64_t hash, uint32_t* filter, Fn&& other, bool* stopped) const {
     const Bucket& bucket = BucketOf(hash);
     const uint32_t bits = FilterBits(hash);
-    if ((bucket.filter.load(std::memory_order_relaxed) & bits) != bits) return true;
-    for (const Node* node = NodeAt(region_, bucket.head.load(std::memory_order_acquire));
-         node != nullptr; node = Next(node)) {
-      if (!fn(node)) return false;
+    *filter = bucket.filter.load(std::memory_order_relaxed);
+    if ((*filter & bits) != bits) return nullptr;
+    for (RowRef r = bucket.head.load(std::memory_order_acquire); r != 0;) {
+      const Node* n = NodeAt(region_, r);
+      uint64_t tag;
+      if (SameKey(order, format::RowUserKey(n->row(), &tag), user_key)) return n;
+      if (!other(n)) {
+        *stopped = true;
+        return nullptr;
+      }
+      r = n->bucket_next.load(std::memory_order_acquire);  // invariant 3
     }
-    return true;
+    return nullptr;
   }
   // From `group` (a group's first node) on, the newest version whose
   // sequence is at most `seq`, or nullptr. *tag: its tag.

@@ -53,13 +53,9 @@ void SortedHashRep::GetRows(std::string_view internal_key, void* arg, RowCallbac
 
 void SortedHashRep::ProbedRows(std::string_view internal_key, void* arg,
                                RowCallback callback) const {
-  const std::string_view user_key = format::UserKey(internal_key);
-  index_.ForEachInChains(HashIndex::HashOf(internal_key), [&](const Node* node) {
-    uint64_t tag;
-    // The key's own versions are GetRows' to hand on.
-    if (order_.CompareUserKeys(format::RowUserKey(node->row(), &tag), user_key) == 0) return true;
-    return callback(arg, node->row());
-  });
+  // The key's own versions are GetRows' to hand on.
+  index_.ForEachCompared(order_, format::UserKey(internal_key), HashIndex::HashOf(internal_key),
+                         [&](const Node* node) { return callback(arg, node->row()); });
 }
 
 namespace {
