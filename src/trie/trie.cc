@@ -62,7 +62,7 @@ Status Trie::Create(memory::VmRegion* region, Mode mode, bool reverse, uint64_t 
     t->cells_.emplace(row_allocator, std::bit_floor(std::max<uint64_t>(chunk_bytes, 4096)),
                       kRowCellHeader, std::min(row_bytes, kMaxRegionBytes), kUnit);
     t->cells_->GrowChunks();
-    Status s = t->cells_->Init();
+    s = t->cells_->Init();
     if (!s.ok()) return s;
   }
   *out = std::move(t);

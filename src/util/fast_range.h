@@ -18,7 +18,7 @@ inline uint64_t FastRange32(uint64_t hash, uint64_t count) {
 // REQUIRES: slot < from; from, to <= 2^32.
 inline void SlotsAcross(uint64_t slot, uint64_t from, uint64_t to, uint64_t* first,
                         uint64_t* last) {
-  using U128 = unsigned __int128;
+  using U128 = __uint128_t;  // the builtin name: no -pedantic warning
   // The least 32-bit hash that lands in `slot`, and the least past it.
   const U128 lo = ((U128{slot} << 32) + from - 1) / from;
   U128 hi = ((U128{slot + 1} << 32) + from - 1) / from;
