@@ -21,6 +21,21 @@
 
 namespace memrep::testing {
 
+// Whether this build runs under ThreadSanitizer (GCC defines the macro;
+// clang answers __has_feature): tests that would take minutes there size
+// themselves down.
+#if defined(__SANITIZE_THREAD__)
+inline constexpr bool kThreadSanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+inline constexpr bool kThreadSanitizer = true;
+#else
+inline constexpr bool kThreadSanitizer = false;
+#endif
+#else
+inline constexpr bool kThreadSanitizer = false;
+#endif
+
 // The process's resident memory, from /proc/self/statm (0 if unreadable).
 inline size_t ResidentBytes() {
   std::FILE* f = std::fopen("/proc/self/statm", "r");
