@@ -242,9 +242,13 @@ class Runner:
         cases.append(("memrep.NoSuchRep", None, False))
         for name, canonical, good in cases:
             base = self.dirs("names")
+            # An expected-state folder, as every run has: RocksDB 10.4's
+            # db_stress dereferences a null persisted sequence without one.
+            os.makedirs(f"{base}/expected", exist_ok=True)
             cmd = [os.path.abspath(self.a.db_stress), f"--db={base}/db", f"--memtablerep={name}",
                    "--ops_per_thread=50", "--threads=1", "--max_key=1000", "--reopen=0",
-                   "--column_families=1", "--destroy_db_initially=1"]
+                   "--column_families=1", "--destroy_db_initially=1",
+                   f"--expected_values_dir={base}/expected", "--clear_column_family_one_in=0"]
             if self.a.release:
                 cmd += [f"--{k}={v}" for k, v in self.release_flags().items()]
             p = subprocess.run(cmd, capture_output=True, text=True, env=self.env, timeout=120,
