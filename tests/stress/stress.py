@@ -201,11 +201,15 @@ class Runner:
         flags = dict(configs.CRASH_BASE, **config["flags"])
         flags["ops_per_thread"] = max(100, int(flags["ops_per_thread"] * self.a.scale))
         flags.update(memtablerep=rep, stress_cmd=self.wrapper)
-        cmd = [sys.executable, os.path.abspath(self.a.crashtest), config["mode"]] + \
-              [f"--{k}={v}" for k, v in flags.items()]
         env = dict(os.environ, TEST_TMPDIR=base)  # the driver's databases go here
         if self.a.release:
-            env["DEBUG_LEVEL"] = "0"  # db_crashtest.py then draws no fault injection on reads
+            # DEBUG_LEVEL=0 makes db_crashtest.py draw no --read_fault_one_in;
+            # RocksDB 10.4's driver still draws --metadata_read_fault_one_in,
+            # which its release db_stress refuses, so the flags say it too.
+            env["DEBUG_LEVEL"] = "0"
+            flags.update(self.release_flags())
+        cmd = [sys.executable, os.path.abspath(self.a.crashtest), config["mode"]] + \
+              [f"--{k}={v}" for k, v in flags.items()]
         # db_crashtest.py's own limit: a round may run past its duration by
         # one db_stress run, and whitebox's FIFO check run verifies through
         # many files slowly (a skip_list round took over 420 s).

@@ -133,6 +133,24 @@ class OutcomeTest(unittest.TestCase):
         self.assertIn("--read_fault_one_in=0", text)
         self.assertIn("--metadata_read_fault_one_in=0", text)
 
+    def test_a_release_crash_round_tells_the_driver_no_read_faults(self):
+        # A fake driver that prints its arguments and passes its final check.
+        driver = os.path.join(self.dir, "db_crashtest.py")
+        with open(driver, "w") as f:
+            f.write("import sys\nprint(' '.join(sys.argv[1:]))\n"
+                    "print('Final verification run passed')\n")
+        self.runner.a.crashtest = driver
+        self.runner.env["FAKE_METADATA"] = "1"
+        config = dict(self.config, mode="blackbox", flags={"ops_per_thread": 100, "duration": 1})
+        for release in (False, True):
+            self.runner.a.release = release
+            r = self.runner.crash("memrep.Fake", config)
+            self.assertEqual(r["outcome"], "PASS")
+            with open(os.path.join(self.dir, "out", "fake.memrep.Fake.log")) as f:
+                text = f.read()
+            self.assertEqual("--metadata_read_fault_one_in=0" in text, release)
+            self.assertEqual("--read_fault_one_in=0" in text, release)
+
     def test_clean_exit_passes_and_leaves_nothing(self):
         r = self.run_fake("pass")
         self.assertEqual(r["outcome"], "PASS")
