@@ -25,8 +25,8 @@ memrep_rocksdb_too_old := $(shell echo '$(memrep_rocksdb_version)' | awk -F. '{p
 ifneq ($(memrep_rocksdb_too_old),)
 $(error memrep as a RocksDB plugin needs RocksDB 7.8 or newer; this source tree is RocksDB $(memrep_rocksdb_version))
 endif
-ifeq ($(filter 7.8.% 9.10.% 11.8.%,$(memrep_rocksdb_version)),)
-$(info memrep: RocksDB $(memrep_rocksdb_version) is not among the versions memrep was verified with (7.8, 9.10, 11.8; docs/rocksdb.md): run memrep's RocksDB-level tests against this build: from memrep's checkout, bash scripts/rocksdb-intree.sh $(memrep_rocksdb_version) --source $(CURDIR))
+ifeq ($(filter 7.8.% 9.10.% 10.4.% 11.8.%,$(memrep_rocksdb_version)),)
+$(info memrep: RocksDB $(memrep_rocksdb_version) is not among the versions memrep was verified with (7.8, 9.10, 10.4, 11.8; docs/rocksdb.md): run memrep's RocksDB-level tests against this build: from memrep's checkout, bash scripts/rocksdb-intree.sh $(memrep_rocksdb_version) --source $(CURDIR))
 endif
 
 # memrep is C++20; RocksDB compiles with C++17 (and, in make's release

@@ -15,9 +15,9 @@ endif()
 
 # As memrep.mk says: newer versions than those verified build against
 # RocksDB's own headers; say so.
-if(NOT rocksdb_version MATCHES "^(7\\.8|9\\.10|11\\.8)\\.")
+if(NOT rocksdb_version MATCHES "^(7\\.8|9\\.10|10\\.4|11\\.8)\\.")
   message(WARNING "memrep: RocksDB ${rocksdb_version} is not among the versions memrep was verified "
-                  "with (7.8, 9.10, 11.8; docs/rocksdb.md): run memrep's RocksDB-level tests against this "
+                  "with (7.8, 9.10, 10.4, 11.8; docs/rocksdb.md): run memrep's RocksDB-level tests against this "
                   "build: from memrep's checkout, bash scripts/rocksdb-intree.sh ${rocksdb_version} "
                   "--source ${CMAKE_SOURCE_DIR}")
 endif()
