@@ -394,12 +394,12 @@ def report(a, s, runs):
         # Each rep's own cost of the checks: its checked twin against it.
         plain = [r for r in a.reps if not unchecked(r)[1]]
         flags = " ".join(f"--{f}={v}" for f, v in a.check_flags)
-        hdr = ["workload"] + [f"{r} slowdown" for r in plain]
-        rows = [[w] + [slowdown(s[w][r]["median_ops_sec"], s[w][r + CHECKED]["median_ops_sec"])
+        cost_hdr = ["workload"] + [f"{r} slowdown" for r in plain]
+        cost = [[w] + [slowdown(s[w][r]["median_ops_sec"], s[w][r + CHECKED]["median_ops_sec"])
                        for r in plain] for w in a.workloads]
         print(f"\n### Slowdown with the memtable checks ({flags}; median ops/s with them "
               "against without, each rep against itself)\n")
-        print(markdown(hdr, rows))
+        print(markdown(cost_hdr, cost))
     print("\n### Peak RSS of the db_bench process (median, MB)\n")
     print(markdown(hdr, rows))
     print("\n### db_bench command lines (one run per workload)\n")

@@ -152,6 +152,26 @@ class DbBenchCompareChecks(unittest.TestCase):
         with self.assertRaises(db_bench_compare.BenchError):
             self.validate(["other_flag"])
 
+    def test_the_report_gives_the_slowdowns_and_then_the_peak_rss(self):
+        a = self.validate(["paranoid_memory_checks"])
+        a.workloads = ["readrandom"]
+        a.ceiling_rep = None
+        speed = {"skip_list": 200.0, "skip_list+checks": 150.0, "vector": 400.0,
+                 "vector+checks": 360.0}
+        s = {"readrandom": {r: {"median_ops_sec": v, "median_rss_mb": 10.0 + v / 100}
+                            for r, v in speed.items()}}
+        runs = [{"workload": "readrandom", "rep": r, "command": f"db_bench {r}"} for r in speed]
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            db_bench_compare.report(a, s, runs)
+        text = out.getvalue()
+        cost = text[text.index("### Slowdown"):text.index("### Peak RSS")]
+        self.assertIn("| readrandom | 25.0% | 10.0% |", cost)
+        rss = text[text.index("### Peak RSS"):text.index("### db_bench command")]
+        self.assertIn("| workload | skip_list MB |", rss)
+        self.assertIn("| readrandom | 12 | 12 | 14 | 14 |", rss)
+        self.assertNotIn("slowdown", rss)
+
     def test_the_slowdown_is_each_rep_against_itself(self):
         self.assertEqual(db_bench_compare.slowdown(200.0, 150.0), "25.0%")
         self.assertEqual(db_bench_compare.slowdown(100.0, 110.0), "-10.0%")
