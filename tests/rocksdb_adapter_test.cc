@@ -533,7 +533,10 @@ TEST_F(ValidationTest, RowsOutOfOrderAreCorruptionAndStopTheRead) {
 }
 
 #if MEMREP_ROCKSDB_HAS_KEY_VALIDATION
-TEST_F(ValidationTest, RocksDbsCheckOfARowSeesEveryRowHandedOnAndItsFailureStopsTheRead) {
+// RocksDB checks the rows of the looked-up key itself (SaveValue) and the
+// row a seek lands on (its memtable iterator): the adapter runs RocksDB's
+// check on every other row it hands on, and a failure stops the read.
+TEST_F(ValidationTest, RocksDbsCheckOfARowSeesTheRowsRocksDbDoesNotCheckItself) {
   ASSERT_NO_FATAL_FAILURE(Make(/*ordered=*/true));
   std::vector<std::string> checked, seen;
   const KeyCheck fail_at_c = [&checked](const char* row, bool) {
@@ -542,15 +545,21 @@ TEST_F(ValidationTest, RocksDbsCheckOfARowSeesEveryRowHandedOnAndItsFailureStops
   };
   rdb::Status s = Get("a", &seen, false, fail_at_c);
   EXPECT_TRUE(s.IsCorruption()) << s.ToString();
-  EXPECT_EQ(checked, (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_EQ(checked, (std::vector<std::string>{"b", "c"}));
   EXPECT_EQ(seen, (std::vector<std::string>{"a", "b"}));  // c failed before it was handed on
-  // A seek checks the row it lands on; a failure leaves the iterator invalid.
+  // A Get of c hands c on unchecked: RocksDB checks it before reading it.
+  checked.clear();
+  seen.clear();
+  EXPECT_TRUE(Get("c", &seen, false, fail_at_c).ok());
+  EXPECT_TRUE(checked.empty());
+  EXPECT_EQ(seen, std::vector<std::string>{"c"});
+  // A seek leaves the row it lands on to RocksDB's iterator too.
   std::unique_ptr<rdb::MemTableRep::Iterator> it(adapter_->GetIterator(nullptr));
-  const rdb::LookupKey b("b", kMaxSequenceNumber), c("c", kMaxSequenceNumber);
-  EXPECT_TRUE(SeekChecked(it.get(), b.internal_key(), fail_at_c).ok());
-  EXPECT_TRUE(it->Valid());
-  EXPECT_TRUE(SeekChecked(it.get(), c.internal_key(), fail_at_c).IsCorruption());
-  EXPECT_FALSE(it->Valid());
+  const rdb::LookupKey c("c", kMaxSequenceNumber);
+  EXPECT_TRUE(SeekChecked(it.get(), c.internal_key(), fail_at_c).ok());
+  ASSERT_TRUE(it->Valid());
+  EXPECT_EQ(UserKeyOf(it->key()), "c");
+  EXPECT_TRUE(checked.empty());
 }
 #endif  // MEMREP_ROCKSDB_HAS_KEY_VALIDATION
 
@@ -573,17 +582,21 @@ TEST_F(ValidationTest, MultiGetIsTheRepsBatchLookupWithEveryRowChecked) {
   EXPECT_EQ(seen[2], std::vector<std::string>{"c"});
   EXPECT_EQ(batches, 1) << "the keys were not one batch lookup of the rep";
 
-  // Checked: RocksDB's check of a row fails at b, which is not handed on,
-  // and neither is anything after it.
+  // Checked: "ab" is answered by b, a row of another key, which the adapter
+  // checks (RocksDB checks only the rows of the key it looks up: a's); the
+  // check fails there, and neither b nor anything after it is handed on.
   std::vector<std::string> checked;
   const KeyCheck fail_at_b = [&checked](const char* row, bool) {
     checked.push_back(UserKeyOf(row));
     return UserKeyOf(row) == "b" ? rdb::Status::Corruption("bad checksum") : rdb::Status::OK();
   };
+  const rdb::LookupKey ab("ab", kMaxSequenceNumber);
+  const char* checked_keys[] = {a.memtable_key().data(), ab.memtable_key().data(),
+                                c.memtable_key().data()};
   for (auto& v : seen) v.clear();
-  const rdb::Status s = adapter_->MultiGet(3, keys, args, one, false, true, fail_at_b);
+  const rdb::Status s = adapter_->MultiGet(3, checked_keys, args, one, false, true, fail_at_b);
   EXPECT_TRUE(s.IsCorruption()) << s.ToString();
-  EXPECT_EQ(checked, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(checked, std::vector<std::string>{"b"});
   EXPECT_EQ(seen[0], std::vector<std::string>{"a"});
   EXPECT_TRUE(seen[1].empty() && seen[2].empty());
   EXPECT_EQ(batches, 2);
