@@ -41,6 +41,8 @@
 #                    RocksDB face and RocksDB's registrar table in it, nothing
 #                    else (scripts/test.sh's rocksdb9 lane)
 #   --no-stress      no step 4;  --no-bench  no step 5
+#   --lib-only       step 2 alone: librocksdb.a (with memrep) and db_bench
+#                    (scripts/bindings.sh links the other languages to it)
 #   --checks-bench   the cost of RocksDB's memtable integrity checks instead of
 #                    steps 3 to 5: db_bench's readrandom, seekrandom,
 #                    readwhilewriting and seekrandomwhilewriting for
@@ -72,7 +74,7 @@ fail() { echo "rocksdb-intree: $*" >&2; exit 1; }
 label=$1
 shift
 source_dir="" build_system=make compile_only=0 stress=1 bench=1 num=1000000 repeats=3 reps=""
-checks_bench=0 preload=0
+checks_bench=0 preload=0 lib_only=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --source) source_dir=$(cd "$2" && pwd); shift ;;
@@ -80,6 +82,7 @@ while [[ $# -gt 0 ]]; do
     --compile-only) compile_only=1; build_system=cmake ;;
     --no-stress) stress=0 ;;
     --no-bench) bench=0 ;;
+    --lib-only) lib_only=1 ;;
     --checks-bench) checks_bench=1 ;;
     --preload) preload=1 ;;
     --num) num=$2; shift ;;
@@ -311,6 +314,10 @@ fi
 
 if [[ $checks_bench == 1 ]]; then
   checks_bench "$db_bench" --built-in
+  exit 0
+fi
+if [[ $lib_only == 1 ]]; then
+  echo "rocksdb-intree: $library holds memrep; it needs: $ldflags"
   exit 0
 fi
 
