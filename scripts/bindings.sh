@@ -83,10 +83,16 @@ bash scripts/rocksdb-intree.sh 11.8 --lib-only
 libs=$(sed -n 's/^PLATFORM_LDFLAGS=//p' "$src/make_config.mk")
 mkdir -p "$work/lib-memrep" "$work/lib-skiplist"
 ln -sf "$src/librocksdb.a" "$work/lib-memrep/librocksdb.a"
-rm -f "$src/util/build_version.cc"
+# Whatever ends this script (a failure, ^C), the twin's build_version must not
+# stay: the next in-tree make would archive it, silently without memrep.
+forget_twin_version() { rm -f "$src/util/build_version.cc" "$src/util/build_version.o"; }
+trap forget_twin_version EXIT
+forget_twin_version
 make -C "$src" -j "$jobs" ROCKSDB_PLUGINS= DEBUG_LEVEL=0 PORTABLE=1 LIBNAME=librocksdb-skiplist \
-  ALLOW_BUILD_PARAMETER_CHANGE=1 static_lib >"$work/lib-skiplist.log" 2>&1 || { tail -20 "$work/lib-skiplist.log" >&2; fail "the twin library failed"; }
-rm -f "$src/util/build_version.cc" "$src/util/build_version.o"
+  ALLOW_BUILD_PARAMETER_CHANGE=1 static_lib >"$work/lib-skiplist.log" 2>&1 ||
+  { tail -20 "$work/lib-skiplist.log" >&2; fail "the twin library failed"; }
+forget_twin_version
+trap - EXIT
 mv "$src/librocksdb-skiplist.a" "$work/lib-skiplist/librocksdb.a"
 # (grep reads all of nm's output: an early exit would fail the pipeline.)
 [[ $(nm "$work/lib-memrep/librocksdb.a" 2>/dev/null | grep -c " T memrep_RegisterFactories$") -ge 1 ]] ||

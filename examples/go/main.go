@@ -52,7 +52,10 @@ func memtableFactoryInOptions(dir string) (string, error) {
 	for _, line := range strings.Split(string(text), "\n") {
 		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "memtable_factory="); ok {
 			v = strings.TrimPrefix(v, "{id=")
-			return strings.FieldsFunc(v, func(r rune) bool { return r == ';' || r == '}' })[0], nil
+			if fields := strings.FieldsFunc(v, func(r rune) bool { return r == ';' || r == '}' }); len(fields) > 0 {
+				return fields[0], nil
+			}
+			return "", fmt.Errorf("an empty memtable_factory in %s", newest)
 		}
 	}
 	return "", fmt.Errorf("no memtable_factory in %s", newest)
