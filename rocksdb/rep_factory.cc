@@ -9,7 +9,6 @@
 #include <map>
 #include <memory>
 
-#include "comparator_probe.h"
 #include "concurrency/mutex.h"
 #include "memrep/auto.h"
 #include "memrep/rocksdb.h"
@@ -173,27 +172,12 @@ rdb::MemTableRep* RepFactory::CreateMemTableRep(const rdb::MemTableRep::KeyCompa
     return rdb::SkipListFactory().CreateMemTableRep(cmp, arena, transform, logger);
   };
   try {
-    // memrep's two orders are compared inline; any other is the column
-    // family's own comparator, called per comparison.
-    // RocksDB's own key comparator names the column family's comparator,
-    // which is never called with keys it was not made for (one may assert
-    // their length); only a key comparator of another kind (a benchmark's or
-    // a test's) is probed with crafted keys.
     std::unique_ptr<UserKeyComparator> owned;
-    const UserKeyComparator* order = nullptr;
-    if (const rdb::Comparator* user = UserComparatorOf(cmp); user != nullptr) {
-      order = BuiltinOrderOf(user);
-      if (order == nullptr) {
-        owned = std::make_unique<RocksComparator>(user);
-        order = owned.get();
-      }
-    } else {
-      order = ProbeOrder(cmp);
-      if (order == nullptr) {
-        return fallback(rdb::InfoLogLevel::ERROR_LEVEL,
-                        "the memtable's key comparator is not RocksDB's own, so its order cannot "
-                        "be read");
-      }
+    const UserKeyComparator* order = OrderOf(cmp, &owned);
+    if (order == nullptr) {
+      return fallback(rdb::InfoLogLevel::ERROR_LEVEL,
+                      "the memtable's key comparator is not RocksDB's own, so its order cannot "
+                      "be read");
     }
     const Status serves = spec_.CheckComparator(order);
     if (!serves.ok()) return fallback(rdb::InfoLogLevel::WARN_LEVEL, serves.message());

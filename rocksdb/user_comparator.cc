@@ -1,5 +1,6 @@
 #include "user_comparator.h"
 
+#include "comparator_probe.h"
 #include "rocksdb_compat.h"
 
 #if defined(MEMREP_ROCKSDB_INTREE)
@@ -98,6 +99,15 @@ const UserKeyComparator* BuiltinOrderOf(const ROCKSDB_NAMESPACE::Comparator* use
   if (user == ROCKSDB_NAMESPACE::BytewiseComparator()) return BytewiseComparator();
   if (user == ROCKSDB_NAMESPACE::ReverseBytewiseComparator()) return ReverseBytewiseComparator();
   return nullptr;
+}
+
+const UserKeyComparator* OrderOf(const ROCKSDB_NAMESPACE::MemTableRep::KeyComparator& cmp,
+                                 std::unique_ptr<UserKeyComparator>* owned) {
+  const ROCKSDB_NAMESPACE::Comparator* user = UserComparatorOf(cmp);
+  if (user == nullptr) return ProbeOrder(cmp);
+  if (const UserKeyComparator* builtin = BuiltinOrderOf(user)) return builtin;
+  *owned = std::make_unique<RocksComparator>(user);
+  return owned->get();
 }
 
 }  // namespace memrep::rocksdb_plugin

@@ -10,6 +10,7 @@
 #include <rocksdb/comparator.h>
 #include <rocksdb/memtablerep.h>
 
+#include <memory>
 #include <string_view>
 
 #include "memrep/comparator.h"
@@ -45,5 +46,17 @@ class RocksComparator final : public UserKeyComparator {
  private:
   const ROCKSDB_NAMESPACE::Comparator* const user_;
 };
+
+// The one way the plugin learns a memtable's order: the order memrep
+// compares the user keys of `cmp` in, or nullptr when it cannot be read.
+// - RocksDB's own key comparator (UserComparatorOf) names the column
+//   family's comparator: memrep's inline order for RocksDB's two bytewise
+//   objects (BuiltinOrderOf, by address), otherwise that comparator itself,
+//   called per comparison (a RocksComparator left in *owned). It is never
+//   called with keys it was not made for (one may assert their length).
+// - Any other key comparator (a benchmark's or a test's) is probed with
+//   crafted keys (ProbeOrder): one of the two bytewise orders, or nullptr.
+const UserKeyComparator* OrderOf(const ROCKSDB_NAMESPACE::MemTableRep::KeyComparator& cmp,
+                                 std::unique_ptr<UserKeyComparator>* owned);
 
 }  // namespace memrep::rocksdb_plugin

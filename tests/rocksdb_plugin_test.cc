@@ -300,5 +300,15 @@ TEST(ComparatorProbe, RecognisesTheBytewiseOrdersAndNothingElse) {
   EXPECT_EQ(UserComparatorOf(TestKeyComparator(&kCaseFolding)), nullptr);
 }
 
+// OrderOf, the plugin's one way in: a key comparator of another kind is
+// probed, and nothing is left owned.
+TEST(ComparatorProbe, OrderOfProbesAKeyComparatorThatIsNotRocksDbs) {
+  std::unique_ptr<UserKeyComparator> owned;
+  EXPECT_EQ(OrderOf(TestKeyComparator(rdb::ReverseBytewiseComparator()), &owned),
+            ReverseBytewiseComparator());
+  EXPECT_EQ(OrderOf(TestKeyComparator(&kCaseFolding), &owned), nullptr);
+  EXPECT_EQ(owned, nullptr);
+}
+
 }  // namespace
 }  // namespace memrep::rocksdb_plugin

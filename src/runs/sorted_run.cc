@@ -99,55 +99,11 @@ std::shared_ptr<const SortedRun> SortedRun::Merge(const format::KeyOrder& order,
                                                   const SortedRun& b, MemoryCounter memory,
                                                   Layout layout, const std::atomic<bool>* cancel,
                                                   Filter filter) {
-  const size_t n = a.size() + b.size();
-  Parts out(a.region_, n, KeepsPrefixes(layout, n), filter);
-  // Rows sit in insertion order, not key order: fetch a few ahead so the
-  // comparisons rarely wait for memory. Each head's prefix is read once, when
-  // it becomes the head; most comparisons are then one integer comparison.
-  constexpr size_t kAhead = 8;
-  const RowRef* pa = a.refs_.data();
-  const RowRef* pb = b.refs_.data();
-  const size_t na = a.size(), nb = b.size();
-  const bool fetch_a = a.prefixes_.empty(), fetch_b = b.prefixes_.empty();
-  size_t i = 0, j = 0;
-  uint64_t ka = na > 0 ? a.PrefixAt(order, 0) : 0;
-  uint64_t kb = nb > 0 ? b.PrefixAt(order, 0) : 0;
-  // relaxed: the flag only asks to stop early; nothing is read through it.
-  auto cancelled = [&] { return cancel != nullptr && cancel->load(std::memory_order_relaxed); };
-  size_t next_check = kCancelCheck;
-  while (i < na && j < nb) {
-    if (kb < ka || (kb == ka && order.CompareRows(b.row(j), a.row(i)) < 0)) {
-      out.Add(pb[j], kb);
-      if (++j < nb) {
-        if (fetch_b && j + kAhead < nb) __builtin_prefetch(b.row(j + kAhead));
-        kb = b.PrefixAt(order, j);
-      }
-    } else {
-      out.Add(pa[i], ka);
-      if (++i < na) {
-        if (fetch_a && i + kAhead < na) __builtin_prefetch(a.row(i + kAhead));
-        ka = a.PrefixAt(order, i);
-      }
-    }
-    if (i + j == next_check) {
-      if (cancelled()) return nullptr;
-      next_check += kCancelCheck;
-    }
+  if (a.size() + b.size() == 0) {
+    return memory::MakeShared<SortedRun>(Parts(a.region_, 0, KeepsPrefixes(layout, 0), filter),
+                                         std::move(memory));
   }
-  // The rest of one run: prefixes are needed only for fences, or when kept.
-  auto add_rest = [&](const SortedRun& r, size_t from) {
-    for (size_t k = from; k < r.size(); ++k) {
-      // A filter needs every prefix: a fenced run's rest is read row by
-      // row (its rows were read for the comparisons before, anyway).
-      if (!out.filter.empty() && r.prefixes_.empty() && k + kAhead < r.size()) {
-        __builtin_prefetch(r.row(k + kAhead));
-      }
-      out.Add(r.refs_[k], out.NeedsPrefix() ? r.PrefixAt(order, k) : 0);
-    }
-  };
-  add_rest(a, i);
-  add_rest(b, j);
-  return memory::MakeShared<SortedRun>(std::move(out), std::move(memory));
+  return MergeAll(order, {&a, &b}, std::move(memory), layout, cancel, filter);
 }
 
 std::shared_ptr<const SortedRun> SortedRun::MergeAll(const format::KeyOrder& order,
@@ -168,16 +124,21 @@ std::shared_ptr<const SortedRun> SortedRun::MergeAll(const format::KeyOrder& ord
   }
   if (heads.empty()) return nullptr;
   Parts out(heads[0].run->region_, n, KeepsPrefixes(layout, n), filter);
-  // As Merge: rows of runs that keep no prefixes are fetched a few ahead.
+  // Rows sit in insertion order, not key order: fetch a few ahead so the
+  // comparisons rarely wait for memory. Each head's prefix is read once, when
+  // it becomes the head; most comparisons are then one integer comparison.
+  // On a tie of whole rows the earlier run's row goes first.
   constexpr size_t kAhead = 8;
+  // relaxed: the flag only asks to stop early; nothing is read through it.
+  auto cancelled = [&] { return cancel != nullptr && cancel->load(std::memory_order_relaxed); };
   size_t next_check = kCancelCheck;
-  for (size_t added = 1; !heads.empty(); ++added) {
+  for (size_t added = 1; heads.size() > 1; ++added) {
     size_t best = 0;
     for (size_t h = 1; h < heads.size(); ++h) {
-      const Head& a = heads[h];
+      const Head& c = heads[h];
       const Head& b = heads[best];
-      if (a.prefix < b.prefix ||
-          (a.prefix == b.prefix && order.CompareRows(a.run->row(a.pos), b.run->row(b.pos)) < 0)) {
+      if (c.prefix < b.prefix ||
+          (c.prefix == b.prefix && order.CompareRows(c.run->row(c.pos), b.run->row(b.pos)) < 0)) {
         best = h;
       }
     }
@@ -191,11 +152,22 @@ std::shared_ptr<const SortedRun> SortedRun::MergeAll(const format::KeyOrder& ord
     } else {
       heads.erase(heads.begin() + static_cast<ptrdiff_t>(best));
     }
-    // relaxed: the flag only asks to stop early.
     if (added == next_check) {
-      if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) return nullptr;
+      if (cancelled()) return nullptr;
       next_check += kCancelCheck;
     }
+  }
+  // The rest of the last run: prefixes are needed only for fences, or when
+  // kept. A filter needs every prefix: a fenced run's rest is read row by
+  // row (its rows were read for the comparisons before, anyway).
+  const Head& last = heads[0];
+  const SortedRun& r = *last.run;
+  out.Add(r.refs_[last.pos], last.prefix);
+  for (size_t k = last.pos + 1; k < r.size(); ++k) {
+    if (!out.filter.empty() && r.prefixes_.empty() && k + kAhead < r.size()) {
+      __builtin_prefetch(r.row(k + kAhead));
+    }
+    out.Add(r.refs_[k], out.NeedsPrefix() ? r.PrefixAt(order, k) : 0);
   }
   return memory::MakeShared<SortedRun>(std::move(out), std::move(memory));
 }

@@ -134,10 +134,11 @@ class SortedRun {
   SortedRun(const SortedRun&) = delete;
   SortedRun& operator=(const SortedRun&) = delete;
 
-  // A run holding the entries of both, which must not share an entry and
-  // must be of the same region. nullptr if *cancel became true on the way
-  // (checked every kCancelCheck entries, so a cancelled merge stops within
-  // about a millisecond).
+  // A run holding the entries of both (MergeAll's two-run case, and an empty
+  // run when both are empty), which must not share an entry and must be of
+  // the same region. nullptr if *cancel became true on the way (checked every
+  // kCancelCheck entries, so a cancelled merge stops within about a
+  // millisecond).
   static std::shared_ptr<const SortedRun> Merge(const format::KeyOrder& order, const SortedRun& a,
                                                 const SortedRun& b, MemoryCounter memory,
                                                 Layout layout = Layout::kAuto,
@@ -145,7 +146,8 @@ class SortedRun {
                                                 Filter filter = Filter::kNone);
   static constexpr size_t kCancelCheck = size_t{1} << 16;
   // One run holding the entries of all `runs` (few: their heads are compared
-  // one by one for each entry), in one pass. Same rules as Merge.
+  // one by one for each entry), in one pass; where rows tie, the earlier
+  // run's goes first. nullptr when every run is empty. Same rules as Merge.
   static std::shared_ptr<const SortedRun> MergeAll(const format::KeyOrder& order,
                                                    const std::vector<const SortedRun*>& runs,
                                                    MemoryCounter memory, Layout layout,

@@ -1,5 +1,5 @@
-// memrep_bench's allocator shim: RocksDB's Allocator ABI over memrep's arena
-// blocks. Alignment, byte counts, and many threads at once.
+// memrep_bench's allocator shim: RocksDB's Allocator ABI over memory::Arena.
+// Alignment, byte counts, and many threads at once.
 #include <gtest/gtest.h>
 
 #include <cstdint>
