@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <utility>
 #include <vector>
 
 namespace memrep::bench_program {
@@ -42,6 +43,8 @@ struct CommonFlags {
   std::vector<std::string>* reps;  // --reps, split on commas
   std::string* db;                 // --db
   std::string* json;               // --json
+  // A program's own text flags: name, field.
+  std::vector<std::pair<std::string_view, std::string*>> texts = {};
 };
 
 // Parses argv's "--name=value" flags: a count where count_of(name) gives its
@@ -74,6 +77,10 @@ bool ParseFlags(int argc, char** argv, CountOf count_of, CommonFlags common, std
       *common.db = value;
     } else if (name == "json") {
       *common.json = value;
+    } else if (auto it = std::find_if(common.texts.begin(), common.texts.end(),
+                                      [&](const auto& text) { return text.first == name; });
+               it != common.texts.end()) {
+      *it->second = value;
     } else {
       *error = "unknown flag --" + std::string(name);
       return false;

@@ -18,6 +18,8 @@ const char* const kUsage =
     "  --write_buffer_size=N    memtable bytes (16777216)\n"
     "  --switches_per_phase=N   memtable switches each phase is sized for (20)\n"
     "  --entries_per_phase=N    entries written per phase; 0: from --switches_per_phase (0)\n"
+    "  --scenario=NAME          main: bulk, readwrite, scanwrite, readers; loadserve: bulk,\n"
+    "                           then serve (1 writer + 4 readers, Gets and scans) (main)\n"
     "  --seed=N                 seed of the keys, the Gets' picks and the Seeks' targets (0)\n"
     "  --db=DIR                 parent of the per-run database directories\n"
     "                           (a fresh /tmp/memrep_phased-XXXXXX)\n"
@@ -58,6 +60,10 @@ bool CheckFlags(const Flags& flags, std::string* error) {
         "--write_buffer_size or --entries_per_phase";
     return false;
   }
+  if (flags.phases.empty()) {
+    *error = "--scenario must be main or loadserve, not '" + flags.scenario + "'";
+    return false;
+  }
   if (flags.reps.empty()) {
     *error = "--reps must not be empty";
     return false;
@@ -77,12 +83,20 @@ uint64_t EntriesPerPhase(const Flags& flags) {
   return static_cast<uint64_t>(std::ceil(fill * 1.1));
 }
 
+std::vector<Phase> PhasesOf(const std::string& scenario) {
+  if (scenario == "main") return {kBulk, kReadWrite, kScanWrite, kReadersPhase};
+  if (scenario == "loadserve") return {kBulk, kServe};
+  return {};
+}
+
 bool ParseFlags(int argc, char** argv, Flags* flags, std::string* error) {
   auto count_of = [flags](std::string_view name) { return CountFlag(name, flags); };
-  if (!bench_program::ParseFlags(argc, argv, count_of, {&flags->reps, &flags->db, &flags->json},
-                                 error)) {
+  if (!bench_program::ParseFlags(
+          argc, argv, count_of,
+          {&flags->reps, &flags->db, &flags->json, {{"scenario", &flags->scenario}}}, error)) {
     return false;
   }
+  flags->phases = PhasesOf(flags->scenario);
   return CheckFlags(*flags, error);
 }
 

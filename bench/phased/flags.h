@@ -20,8 +20,16 @@ constexpr uint64_t kMaxWriteBuffers = 4;     // max_write_buffer_number
 constexpr uint64_t kBackgroundJobs = 2;      // max_background_jobs
 constexpr uint64_t kPollEverySwitches = 32;  // Auto keeps its last 64 decisions
 
-enum Phase { kBulk, kReadWrite, kScanWrite, kReadersPhase, kPhases };
-constexpr const char* kPhaseNames[kPhases] = {"bulk", "readwrite", "scanwrite", "readers"};
+// The kinds of phase; a scenario runs some of them, in its order.
+enum Phase { kBulk, kReadWrite, kScanWrite, kReadersPhase, kServe, kPhaseKinds };
+constexpr const char* kPhaseNames[kPhaseKinds] = {"bulk", "readwrite", "scanwrite", "readers",
+                                                  "serve"};
+// Whether the phase has reader threads beside its writer.
+constexpr bool HasReaders(Phase phase) { return phase == kReadersPhase || phase == kServe; }
+
+// --scenario: main, the four phases the main job runs; loadserve, a bulk load
+// and then reader threads' Gets and scans beside one writer.
+std::vector<Phase> PhasesOf(const std::string& scenario);
 
 struct Flags {
   std::vector<std::string> reps = {"skip_list",   "memrep.SortedHash", "memrep.Vector",
@@ -33,7 +41,9 @@ struct Flags {
   uint64_t switches_per_phase = 20;
   uint64_t entries_per_phase = 0;  // 0: from --switches_per_phase
   uint64_t seed = 0;
-  std::string db;  // "": a fresh mkdtemp directory under /tmp
+  std::string scenario = "main";
+  std::vector<Phase> phases;  // PhasesOf(scenario), set by ParseFlags
+  std::string db;             // "": a fresh mkdtemp directory under /tmp
   std::string json;
 };
 

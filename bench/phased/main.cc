@@ -1,8 +1,8 @@
-// memrep_phased: one database through four workload phases, per memtable rep.
+// memrep_phased: one database through workload phases, per memtable rep.
 //
 // memrep.Auto picks the rep of each memtable from what the memtables before
 // it were asked to do. This program gives it, and the fixed reps beside it,
-// a workload that changes shape three times within one database, and shows
+// a workload that changes shape within one database, and shows
 // how fast each rep runs each phase and which reps Auto chose when. Per rep
 // and round it opens a database in a fresh directory and runs, in order:
 //
@@ -15,6 +15,13 @@
 //   readers    one writer of Puts and 4 reader threads Getting keys among
 //              the last 10,000 the writer wrote, 2 Gets per write in all;
 //              the phase ends when the writer and every reader are done.
+//
+// That is the main scenario (--scenario=main). --scenario=loadserve runs
+// bulk, then
+//
+//   serve      as readers, but each reader alternates a Get and a scan:
+//              reads and seeks beside one writer, where the rep bulk favours
+//              (the vector's appends) is weakest.
 //
 // Every phase writes enough entries for --switches_per_phase memtable
 // switches, counted by an EventListener and reported. Every Get must find
@@ -89,7 +96,7 @@ int Main(int argc, char** argv) {
         if (json != nullptr) std::fclose(json);
         return 1;
       }
-      PrintRun(label, figures);
+      PrintRun(flags, label, figures);
       WarnFewSwitches(flags, label, figures);
       runs.push_back({round, r, std::move(figures)});
     }
@@ -103,7 +110,7 @@ int Main(int argc, char** argv) {
       "its Puts, Gets and scans (each one op) per second; readers: the writer's Puts per second "
       "and the %llu readers' Gets per second, both over the phase's time (the phase ends when "
       "the writes and the readers' Gets, 2 per write, are done); total s: the sum of the "
-      "four medians; ÷ best fixed: total over the fastest total among the reps that choose no "
+      "phases' medians; ÷ best fixed: total over the fastest total among the reps that choose no "
       "other rep (all but memrep.Auto); "
       "÷ skip_list: total over skip_list's (lower is faster).\n",
       static_cast<unsigned long long>(flags.rounds), static_cast<unsigned long long>(kReaders));

@@ -166,10 +166,12 @@ bool ScanWrite(Run& run, const Keys& keys, uint64_t entries, uint64_t* ops, std:
   return true;
 }
 
-// The readers phase's shared state: the writer publishes how many keys it
-// has written; the first failure stops every thread.
+// The reader phases' shared state: the writer publishes how many keys it
+// has written, the readers how many reads they have done (so that the writer
+// keeps pace with them); the first failure stops every thread.
 struct Shared {
   std::atomic<uint64_t> written{0};
+  std::atomic<uint64_t> reads{0};
   std::atomic<bool> go{false};
   std::atomic<bool> stop{false};
   std::mutex mutex;
@@ -182,11 +184,19 @@ struct Shared {
   }
 };
 
-// Does `quota` Gets of recent keys, then stops (or at the first failure).
-void Reader(Run& run, const Keys& keys, uint64_t id, uint64_t quota, Shared* shared,
-            uint64_t* gets) {
+// What one reader did.
+struct ReaderCounts {
+  uint64_t gets = 0;
+  uint64_t scans = 0;
+};
+
+// Does `quota` reads, then stops (or at the first failure): Gets of recent
+// keys, or with `scans` every other read a scan from a random key.
+void Reader(Run& run, const Keys& keys, uint64_t id, uint64_t quota, bool scans, Shared* shared,
+            ReaderCounts* counts) {
   std::mt19937_64 picker(Mix64(run.flags.seed + 16 + id));
   std::string found, error;
+  std::string target(run.flags.key_size, '\0');
   while (!shared->go.load(std::memory_order_acquire)) std::this_thread::yield();
   uint64_t done = 0;
   while (done < quota && !shared->stop.load(std::memory_order_relaxed)) {
@@ -195,28 +205,44 @@ void Reader(Run& run, const Keys& keys, uint64_t id, uint64_t quota, Shared* sha
       std::this_thread::yield();
       continue;
     }
-    if (!CheckedGet(run, keys[PickRecent(&picker, written)], &found, &error)) {
+    const bool scan = scans && done % 2 == 1;
+    if (scan) RandomBytes(&picker, target.data(), target.size());
+    if (scan ? !CheckedScan(run, target, &error)
+             : !CheckedGet(run, keys[PickRecent(&picker, written)], &found, &error)) {
       shared->Fail("reader " + std::to_string(id) + ": " + error);
       break;
     }
+    ++(scan ? counts->scans : counts->gets);
     ++done;
+    // relaxed: a count the writer paces itself by, ordering nothing.
+    shared->reads.fetch_add(1, std::memory_order_relaxed);
   }
-  *gets = done;
 }
 
-bool Readers(Run& run, const Keys& keys, uint64_t entries, PhaseFigures* figures,
+// One writer of the phase's keys beside kReaders reader threads, kReadsPerWrite
+// reads per write in all: Gets (the readers phase) or Gets and scans (serve).
+// The writer keeps pace with the readers (it writes key i once they have
+// done i x kReadsPerWrite reads, less kPaceSlack), so that every memtable
+// serves reads beside its writes rather than the writer running ahead and
+// the readers reading after it is done.
+bool Readers(Run& run, const Keys& keys, uint64_t entries, bool scans, PhaseFigures* figures,
              std::string* error) {
   Shared shared;
-  std::vector<uint64_t> gets(kReaders, 0);
+  std::vector<ReaderCounts> counts(kReaders);
   std::vector<std::thread> readers;
   for (uint64_t id = 0; id < kReaders; ++id) {
     readers.emplace_back(Reader, std::ref(run), std::cref(keys), id,
-                         entries * kReadsPerWrite / kReaders, &shared, &gets[id]);
+                         entries * kReadsPerWrite / kReaders, scans, &shared, &counts[id]);
   }
   std::string value = run.values.Buffer();
   const Clock::time_point start = Clock::now();
   shared.go.store(true, std::memory_order_release);
+  constexpr uint64_t kPaceSlack = 1000;
   for (uint64_t i = 0; i < entries && !shared.stop.load(std::memory_order_relaxed); ++i) {
+    while (i * kReadsPerWrite > shared.reads.load(std::memory_order_relaxed) + kPaceSlack &&
+           !shared.stop.load(std::memory_order_relaxed)) {
+      std::this_thread::yield();
+    }
     run.values.Set(keys[i], &value);
     rdb::Status s = run.db->Put(run.write_options, keys[i], value);
     if (!s.ok()) {
@@ -236,7 +262,10 @@ bool Readers(Run& run, const Keys& keys, uint64_t entries, PhaseFigures* figures
     return false;
   }
   figures->ops = entries;
-  for (uint64_t g : gets) figures->reader_gets += g;
+  for (const ReaderCounts& c : counts) {
+    figures->reader_gets += c.gets;
+    figures->reader_scans += c.scans;
+  }
   return true;
 }
 
@@ -247,8 +276,8 @@ bool RunPhase(Run& run, Phase phase, std::mt19937_64* rng, uint64_t entries, Pha
   const Keys keys(rng, entries, run.flags.key_size);
   const uint64_t sealed_before = run.counter.sealed();
   bool ok = true;
-  if (phase == kReadersPhase) {
-    ok = Readers(run, keys, entries, figures, error);
+  if (HasReaders(phase)) {
+    ok = Readers(run, keys, entries, /*scans=*/phase == kServe, figures, error);
   } else {
     const Clock::time_point start = Clock::now();
     ok = phase == kBulk        ? Bulk(run, keys, entries, &figures->ops, error)
@@ -273,7 +302,7 @@ rdb::Options DbOptions(const Flags& flags) {
   return options;  // allow_concurrent_memtable_write: RocksDB's default (true)
 }
 
-// The four phases against one database in `dir`. On failure, `error` says
+// The scenario's phases against one database in `dir`. On failure, `error` says
 // which phase and key.
 bool RunPhases(const Flags& flags, const std::string& spec, const std::string& dir,
                RunFigures* figures, std::string* error) {
@@ -296,9 +325,10 @@ bool RunPhases(const Flags& flags, const std::string& spec, const std::string& d
   // writes the same keys.
   std::mt19937_64 rng(flags.seed);
   const uint64_t entries = EntriesPerPhase(flags);
-  for (int p = 0; p < kPhases; ++p) {
-    if (!RunPhase(run, static_cast<Phase>(p), &rng, entries, &figures->phases[p], error)) {
-      *error = std::string(kPhaseNames[p]) + ": " + *error;
+  figures->phases.assign(flags.phases.size(), PhaseFigures{});
+  for (size_t p = 0; p < flags.phases.size(); ++p) {
+    if (!RunPhase(run, flags.phases[p], &rng, entries, &figures->phases[p], error)) {
+      *error = std::string(kPhaseNames[flags.phases[p]]) + ": " + *error;
       return false;
     }
   }

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "flags.h"
 #include "reps.h"
@@ -14,13 +15,14 @@ namespace memrep::phased {
 struct PhaseFigures {
   double seconds = 0;
   uint64_t ops = 0;            // Puts, Gets and scans of the phase's timed thread(s)
-  uint64_t reader_gets = 0;    // the readers phase's reader threads
+  uint64_t reader_gets = 0;    // the reader threads' Gets (readers, serve)
+  uint64_t reader_scans = 0;   // the reader threads' scans (serve)
   uint64_t switches = 0;       // memtables sealed during the phase
   uint64_t last_memtable = 0;  // memrep.Auto: memtables made by the phase's end
 };
 
 struct RunFigures {
-  PhaseFigures phases[kPhases];
+  std::vector<PhaseFigures> phases;    // Flags::phases's, in order
   std::map<uint64_t, Choice> choices;  // memrep.Auto's, by memtable index
   double total() const {
     double sum = 0;
@@ -29,7 +31,7 @@ struct RunFigures {
   }
 };
 
-// The four phases of `spec` against one database in a fresh directory under
+// The scenario's phases of `spec` against one database in a fresh directory under
 // `parent`, removed (DestroyDB, then the directory) when the run is over. On
 // failure, `error` says which phase and key.
 bool RunInFreshDir(const Flags& flags, const std::string& spec, const std::string& parent,

@@ -121,15 +121,20 @@ std::string JsonAutoPhase(const AutoPhase& phase) {
 std::string JsonRun(const Flags& flags, const RunRecord& run) {
   std::string out = "{\"round\": " + std::to_string(run.round) +
                     ", \"rep\": " + JsonString(flags.reps[run.rep]) + ", \"phases\": {";
-  for (int p = 0; p < kPhases; ++p) {
+  for (size_t p = 0; p < flags.phases.size(); ++p) {
     const PhaseFigures& f = run.figures.phases[p];
-    out += std::string(p == 0 ? "" : ", ") + JsonString(kPhaseNames[p]) +
+    out += std::string(p == 0 ? "" : ", ") + JsonString(kPhaseNames[flags.phases[p]]) +
            ": {\"seconds\": " + JsonNumber(f.seconds) + ", \"ops\": " + std::to_string(f.ops) +
            ", \"ops_per_s\": " + JsonNumber(static_cast<double>(f.ops) / f.seconds) +
            ", \"switches\": " + std::to_string(f.switches);
-    if (p == kReadersPhase) {
+    if (HasReaders(flags.phases[p])) {
       out += ", \"reader_gets\": " + std::to_string(f.reader_gets) + ", \"reader_gets_per_s\": " +
              JsonNumber(static_cast<double>(f.reader_gets) / f.seconds);
+    }
+    if (flags.phases[p] == kServe) {
+      out += ", \"reader_scans\": " + std::to_string(f.reader_scans) +
+             ", \"reader_scans_per_s\": " +
+             JsonNumber(static_cast<double>(f.reader_scans) / f.seconds);
     }
     out += "}";
   }
@@ -137,23 +142,30 @@ std::string JsonRun(const Flags& flags, const RunRecord& run) {
   if (IsAuto(flags.reps[run.rep])) {
     const std::vector<AutoPhase> phases = AutoPhases(run.figures);
     out += ", \"auto\": {";
-    for (int p = 0; p < kPhases; ++p) {
-      out += std::string(p == 0 ? "" : ", ") + JsonString(kPhaseNames[p]) + ": " +
+    for (size_t p = 0; p < flags.phases.size(); ++p) {
+      out += std::string(p == 0 ? "" : ", ") + JsonString(kPhaseNames[flags.phases[p]]) + ": " +
              JsonAutoPhase(phases[p]);
     }
-    out += "}";
+    out += "}, \"decisions\": [";
+    for (const auto& [memtable, choice] : run.figures.choices) {
+      out += std::string(out.back() == '[' ? "" : ", ") + "{\"memtable\": " +
+             std::to_string(memtable) + ", \"rep\": " + JsonString(choice.rep) +
+             ", \"reason\": " + JsonString(choice.reason) + "}";
+    }
+    out += "]";
   }
   return out + "}";
 }
 
-std::string JsonMedians(const std::string& spec, const RepMedians& m) {
+std::string JsonMedians(const Flags& flags, const std::string& spec, const RepMedians& m) {
   std::string out = "{\"rep\": " + JsonString(spec) + ", \"phases\": {";
-  for (int p = 0; p < kPhases; ++p) {
-    out += std::string(p == 0 ? "" : ", ") + JsonString(kPhaseNames[p]) +
+  for (size_t p = 0; p < flags.phases.size(); ++p) {
+    out += std::string(p == 0 ? "" : ", ") + JsonString(kPhaseNames[flags.phases[p]]) +
            ": {\"seconds\": " + JsonNumber(m.seconds[p]) +
            ", \"ops_per_s\": " + JsonNumber(m.ops_per_s[p]) + "}";
   }
   return out + "}, \"reader_gets_per_s\": " + JsonNumber(m.reader_gets_per_s) +
+         ", \"reader_scans_per_s\": " + JsonNumber(m.reader_scans_per_s) +
          ", \"total_s\": " + JsonNumber(m.total) +
          ", \"vs_best_fixed\": " + JsonNumber(m.vs_best_fixed) +
          ", \"vs_skip_list\": " + JsonNumber(m.vs_skip_list) + "}";
@@ -165,24 +177,25 @@ std::vector<RepMedians> Medians(const Flags& flags, const std::vector<RunRecord>
   std::vector<RepMedians> medians(flags.reps.size());
   for (size_t r = 0; r < medians.size(); ++r) {
     RepMedians& m = medians[r];
-    std::vector<double> gets_per_s;
-    for (int p = 0; p < kPhases; ++p) {
-      std::vector<double> seconds;
+    for (size_t p = 0; p < flags.phases.size(); ++p) {
+      std::vector<double> seconds, gets_per_s, scans_per_s;
       uint64_t ops = 0;
       for (const RunRecord& run : runs) {
         if (run.rep != r) continue;
         const PhaseFigures& figures = run.figures.phases[p];
         seconds.push_back(figures.seconds);
         ops = figures.ops;  // the same every round
-        if (p == kReadersPhase) {
-          gets_per_s.push_back(static_cast<double>(figures.reader_gets) / figures.seconds);
-        }
+        gets_per_s.push_back(static_cast<double>(figures.reader_gets) / figures.seconds);
+        scans_per_s.push_back(static_cast<double>(figures.reader_scans) / figures.seconds);
       }
-      m.seconds[p] = Median(seconds);
-      m.ops_per_s[p] = static_cast<double>(ops) / m.seconds[p];
-      m.total += m.seconds[p];
+      m.seconds.push_back(Median(seconds));
+      m.ops_per_s.push_back(static_cast<double>(ops) / m.seconds.back());
+      m.total += m.seconds.back();
+      if (HasReaders(flags.phases[p])) {
+        m.reader_gets_per_s = Median(gets_per_s);
+        if (flags.phases[p] == kServe) m.reader_scans_per_s = Median(scans_per_s);
+      }
     }
-    m.reader_gets_per_s = Median(gets_per_s);
   }
   double best_fixed = NAN, skip_list = NAN;
   for (size_t r = 0; r < medians.size(); ++r) {
@@ -199,44 +212,57 @@ std::vector<RepMedians> Medians(const Flags& flags, const std::vector<RunRecord>
   return medians;
 }
 
-void PrintRun(const std::string& label, const RunFigures& figures) {
+void PrintRun(const Flags& flags, const std::string& label, const RunFigures& figures) {
   std::printf("%-32s", label.c_str());
-  for (int p = 0; p < kPhases; ++p) {
+  for (size_t p = 0; p < flags.phases.size(); ++p) {
     const PhaseFigures& f = figures.phases[p];
-    std::printf(" %s %.2f s (%llu switches),", kPhaseNames[p], f.seconds,
+    std::printf(" %s %.2f s (%llu switches),", kPhaseNames[flags.phases[p]], f.seconds,
                 static_cast<unsigned long long>(f.switches));
+    if (HasReaders(flags.phases[p])) {
+      std::printf(" reader gets/s %.0f,", static_cast<double>(f.reader_gets) / f.seconds);
+    }
+    if (flags.phases[p] == kServe) {
+      std::printf(" reader scans/s %.0f,", static_cast<double>(f.reader_scans) / f.seconds);
+    }
   }
-  const PhaseFigures& readers = figures.phases[kReadersPhase];
-  std::printf(" reader gets/s %.0f, total %.2f s, all checks passed\n",
-              static_cast<double>(readers.reader_gets) / readers.seconds, figures.total());
+  std::printf(" total %.2f s, all checks passed\n", figures.total());
   std::fflush(stdout);
 }
 
 void WarnFewSwitches(const Flags& flags, const std::string& label, const RunFigures& figures) {
-  for (int p = 0; p < kPhases; ++p) {
+  for (size_t p = 0; p < flags.phases.size(); ++p) {
     if (figures.phases[p].switches >= flags.switches_per_phase) continue;
     std::fprintf(stderr,
                  "memrep_phased: warning: %s: phase %s saw %llu memtable switches, fewer than "
                  "--switches_per_phase=%llu\n",
-                 label.c_str(), kPhaseNames[p],
+                 label.c_str(), kPhaseNames[flags.phases[p]],
                  static_cast<unsigned long long>(figures.phases[p].switches),
                  static_cast<unsigned long long>(flags.switches_per_phase));
   }
 }
 
 void PrintTable(const Flags& flags, const std::vector<RepMedians>& medians) {
-  std::printf(
-      "\n| rep | bulk s | ops/s | readwrite s | ops/s | scanwrite s | ops/s | readers s | "
-      "writer ops/s | reader gets/s | total s | ÷ best fixed | ÷ skip_list |\n"
-      "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  const bool serve =
+      std::find(flags.phases.begin(), flags.phases.end(), kServe) != flags.phases.end();
+  std::string header = "\n| rep |", rule = "|---|";
+  for (Phase phase : flags.phases) {
+    header += std::string(" ") + kPhaseNames[phase] + " s | " +
+              (HasReaders(phase) ? "writer ops/s |" : "ops/s |");
+    rule += "---:|---:|";
+  }
+  header += std::string(" reader gets/s |") + (serve ? " reader scans/s |" : "") +
+            " total s | ÷ best fixed | ÷ skip_list |\n";
+  rule += std::string(serve ? "---:|" : "") + "---:|---:|---:|---:|\n";
+  std::printf("%s%s", header.c_str(), rule.c_str());
   for (size_t r = 0; r < medians.size(); ++r) {
     const RepMedians& m = medians[r];
     std::printf("| %s |", flags.reps[r].c_str());
-    for (int p = 0; p < kPhases; ++p) {
+    for (size_t p = 0; p < flags.phases.size(); ++p) {
       std::printf(" %s | %s |", Format(m.seconds[p], 3).c_str(), Format(m.ops_per_s[p], 0).c_str());
     }
-    std::printf(" %s | %s | %s | %s |\n", Format(m.reader_gets_per_s, 0).c_str(),
-                Format(m.total, 3).c_str(), Format(m.vs_best_fixed, 2).c_str(),
+    std::printf(" %s |", Format(m.reader_gets_per_s, 0).c_str());
+    if (serve) std::printf(" %s |", Format(m.reader_scans_per_s, 0).c_str());
+    std::printf(" %s | %s | %s |\n", Format(m.total, 3).c_str(), Format(m.vs_best_fixed, 2).c_str(),
                 Format(m.vs_skip_list, 2).c_str());
   }
 }
@@ -248,11 +274,11 @@ void PrintAuto(const Flags& flags, const std::vector<RunRecord>& runs) {
     std::printf("\n%s, round %llu: the reps of the memtables made in each phase\n", spec.c_str(),
                 static_cast<unsigned long long>(run.round));
     const std::vector<AutoPhase> phases = AutoPhases(run.figures);
-    for (int p = 0; p < kPhases; ++p) {
+    for (size_t p = 0; p < flags.phases.size(); ++p) {
       const AutoPhase& phase = phases[p];
       const std::string missing =
           phase.missing == 0 ? "" : " (" + std::to_string(phase.missing) + " decisions not seen)";
-      std::printf("  %-10s memtables %llu-%llu: %s; %s%s\n", kPhaseNames[p],
+      std::printf("  %-10s memtables %llu-%llu: %s; %s%s\n", kPhaseNames[flags.phases[p]],
                   static_cast<unsigned long long>(phase.first),
                   static_cast<unsigned long long>(phase.last), Sequence(phase).c_str(),
                   Settled(phase).c_str(), missing.c_str());
@@ -268,14 +294,15 @@ bool WriteJson(std::FILE* out, const Flags& flags, const std::vector<RunRecord>&
     if (json.back() != '{') json += ", ";
     json += JsonString(name) + ": " + std::to_string(value);
   }
-  json += ", \"scan_iterator\": \"new per scan\"},\n \"loadavg_start\": " + JsonString(load_start) +
+  json += ", \"scenario\": " + JsonString(flags.scenario) +
+          ", \"scan_iterator\": \"new per scan\"},\n \"loadavg_start\": " + JsonString(load_start) +
           ", \"loadavg_end\": " + JsonString(load_end) + ",\n \"runs\": [";
   for (size_t i = 0; i < runs.size(); ++i) {
     json += std::string(i == 0 ? "" : ",") + "\n  " + JsonRun(flags, runs[i]);
   }
   json += "],\n \"medians\": [";
   for (size_t r = 0; r < medians.size(); ++r) {
-    json += std::string(r == 0 ? "" : ",") + "\n  " + JsonMedians(flags.reps[r], medians[r]);
+    json += std::string(r == 0 ? "" : ",") + "\n  " + JsonMedians(flags, flags.reps[r], medians[r]);
   }
   json += "]}\n";
   return std::fputs(json.c_str(), out) >= 0 && std::fflush(out) == 0;
@@ -286,11 +313,15 @@ void PrintHeader(const Flags& flags, const std::string& parent, const std::strin
   for (const auto& [name, value] : Parameters(flags)) {
     std::printf(" %s=%s", name, std::to_string(value).c_str());
   }
+  const bool main = flags.scenario == "main";
   std::printf(
-      " db=%s\n  phases: bulk (WriteBatches), readwrite (Put + Get), scanwrite (4 Puts + a scan, a "
-      "new iterator per scan), readers (1 writer + %llu readers); WAL off, no compression, "
+      " scenario=%s db=%s\n  phases: %s; WAL off, no compression, "
       "allow_concurrent_memtable_write=true\n",
-      parent.c_str(), static_cast<unsigned long long>(kReaders));
+      flags.scenario.c_str(), parent.c_str(),
+      main ? "bulk (WriteBatches), readwrite (Put + Get), scanwrite (4 Puts + a scan, a new "
+             "iterator per scan), readers (1 writer + 4 readers' Gets)"
+           : "bulk (WriteBatches), serve (1 writer + 4 readers, each alternating a Get and a "
+             "scan, a new iterator per scan)");
   std::printf("load average at start: %s\n", load_start.c_str());
   std::fflush(stdout);
 }

@@ -20,10 +20,11 @@ struct RunRecord {
 };
 
 struct RepMedians {
-  double seconds[kPhases] = {};
-  double ops_per_s[kPhases] = {};
-  double reader_gets_per_s = NAN;
-  double total = 0;  // the sum of the phases' medians
+  std::vector<double> seconds;      // Flags::phases's, in order
+  std::vector<double> ops_per_s;    // likewise
+  double reader_gets_per_s = NAN;   // the last phase with readers
+  double reader_scans_per_s = NAN;  // likewise (serve)
+  double total = 0;                 // the sum of the phases' medians
   double vs_best_fixed = NAN;
   double vs_skip_list = NAN;
 };
@@ -35,7 +36,7 @@ std::vector<RepMedians> Medians(const Flags& flags, const std::vector<RunRecord>
 // The parameters, the phases and the load average at start.
 void PrintHeader(const Flags& flags, const std::string& parent, const std::string& load_start);
 // One run's line.
-void PrintRun(const std::string& label, const RunFigures& figures);
+void PrintRun(const Flags& flags, const std::string& label, const RunFigures& figures);
 // To stderr: the phases that saw fewer switches than --switches_per_phase.
 void WarnFewSwitches(const Flags& flags, const std::string& label, const RunFigures& figures);
 // The medians as a Markdown table.

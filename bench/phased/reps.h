@@ -53,6 +53,7 @@ class SwitchCounter final : public rdb::EventListener {
 struct Choice {
   std::string rep;
   bool switched = false;
+  std::string reason;  // the decision's reason, as the LOG line gives it
 };
 
 // memrep.Auto's decisions of one run, by memtable index. Auto keeps only its
@@ -76,7 +77,7 @@ class AutoTracker {
     if (!s.ok()) return s;
     memtables_ = counters.memtables;
     for (const memrep::AutoDecision& d : counters.recent) {
-      choices_[d.memtable] = Choice{d.rep, d.switched};
+      choices_[d.memtable] = Choice{d.rep, d.switched, d.reason};
     }
     return rdb::Status::OK();
   }

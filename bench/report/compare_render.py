@@ -155,7 +155,8 @@ def auto_phases(doc):
 
 
 def phased_totals(doc):
-    """{rep: total seconds} of memrep_phased's run (one round)."""
+    """{rep: total seconds} of memrep_phased's run: the medians' totals (of
+    one round's runs where the document has no medians)."""
     ph = doc.get("phased") or {}
     return {m["rep"]: m.get("total_s") for m in ph.get("medians", [])
             if m.get("total_s") is not None} or {
@@ -178,8 +179,9 @@ def auto_lines(doc):
     fixed = {r: t for r, t in totals.items() if r != "memrep.Auto"}
     if auto and fixed:
         best = min(fixed, key=fixed.get)
-        line = (f"  all phases: Auto {auto:.2f} s, best fixed rep {short(best)} "
-                f"{fixed[best]:.2f} s")
+        rounds = doc.get("phased_flags", {}).get("rounds", 1)
+        line = (f"  all phases{f' (median of {rounds} rounds)' if rounds > 1 else ''}: "
+                f"Auto {auto:.2f} s, best fixed rep {short(best)} {fixed[best]:.2f} s")
         if "skip_list" in fixed:
             line += f", skip_list {fixed['skip_list']:.2f} s"
         lines.append(line + " (lower is faster)")

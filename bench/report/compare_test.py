@@ -152,6 +152,13 @@ class RenderTest(unittest.TestCase):
         self.assertTrue(lines[-1].startswith("Report: build/report/benchmarks.md"))
         self.assertNotIn("not at 10M", text)
 
+    def test_summary_says_the_phased_totals_are_medians_of_its_rounds(self):
+        doc = canned()
+        doc["phased_flags"]["rounds"] = 3
+        text = "\n".join(render.summary(doc, "build/report/benchmarks.md"))
+        self.assertIn("all phases (median of 3 rounds): Auto 1.00 s, best fixed rep Trie 1.20 s",
+                      text)
+
     def test_summary_limit_with_many_cores_and_peers(self):
         doc = canned(threads=(1, 2, 4, 64), peers=("topling_cspp", "columnar_memtable"))
         extra = []  # many classes: more rep-level workloads
