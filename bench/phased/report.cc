@@ -148,8 +148,8 @@ std::string JsonRun(const Flags& flags, const RunRecord& run) {
     }
     out += "}, \"decisions\": [";
     for (const auto& [memtable, choice] : run.figures.choices) {
-      out += std::string(out.back() == '[' ? "" : ", ") + "{\"memtable\": " +
-             std::to_string(memtable) + ", \"rep\": " + JsonString(choice.rep) +
+      out += std::string(out.back() == '[' ? "" : ", ") +
+             "{\"memtable\": " + std::to_string(memtable) + ", \"rep\": " + JsonString(choice.rep) +
              ", \"reason\": " + JsonString(choice.reason) + "}";
     }
     out += "]";
