@@ -42,6 +42,7 @@ char* Arena::Carve(Shard& shard, size_t bytes, size_t alignment) {
 
 char* Arena::Allocate(size_t bytes, size_t alignment) noexcept {
   if (bytes == 0) bytes = 1;
+  if (bytes > kMaxAllocation) return nullptr;
   if (bytes > block_size_ / 4) {
     // Big: a block of its own (operator new[] aligns to at least kAlignment).
     char* p = NewBlock(bytes);

@@ -41,6 +41,8 @@ class Arena final : public Allocator {
   static constexpr size_t kShards = 16;
   static constexpr size_t kMinBlockSize = 4096;
   static constexpr size_t kDefaultBlockSize = 256 * 1024;
+  // A larger request is refused (nullptr) without asking the system.
+  static constexpr size_t kMaxAllocation = size_t{1} << 40;
 
   explicit Arena(size_t block_size = kDefaultBlockSize);
   ~Arena() override;
@@ -49,7 +51,7 @@ class Arena final : public Allocator {
 
   // `bytes` bytes (0 is served as 1) at an address aligned to `alignment`, a
   // power of two at most kAlignment; nullptr when the system has no memory
-  // for a new block.
+  // for a new block, or `bytes` is over kMaxAllocation.
   char* Allocate(size_t bytes, size_t alignment) noexcept;
   char* AllocateAligned(size_t bytes) noexcept override { return Allocate(bytes, kAlignment); }
 
