@@ -172,8 +172,9 @@ def auto_lines(doc):
              f"{doc['phased_flags']['write_buffer_size'] >> 20} MiB memtables; rep per "
              "memtable in order):"]
     for phase, seq, settled in phases:
-        lines.append(f"  {phase:<10} {seq}  (settled after {settled} switch"
-                     f"{'' if settled == 1 else 'es'})")
+        lines.append(f"  {phase:<10} {seq}  (" + (
+            "never settled" if settled is None else
+            f"settled after {settled} switch{'' if settled == 1 else 'es'}") + ")")
     totals = phased_totals(doc)
     auto = totals.get("memrep.Auto")
     fixed = {r: t for r, t in totals.items() if r != "memrep.Auto"}

@@ -152,6 +152,15 @@ class RenderTest(unittest.TestCase):
         self.assertTrue(lines[-1].startswith("Report: build/report/benchmarks.md"))
         self.assertNotIn("not at 10M", text)
 
+    def test_a_phase_that_never_settled_says_so(self):
+        doc = canned()
+        for run in doc["phased"]["runs"]:
+            for phase in (run.get("auto") or {}).values():
+                phase["settled_after"] = None
+        text = "\n".join(render.summary(doc, "build/report/benchmarks.md"))
+        self.assertIn("(never settled)", text)
+        self.assertNotIn("None", text)
+
     def test_summary_says_the_phased_totals_are_medians_of_its_rounds(self):
         doc = canned()
         doc["phased_flags"]["rounds"] = 3
