@@ -24,6 +24,11 @@ constexpr uint64_t kPollEverySwitches = 32;  // Auto keeps its last 64 decisions
 enum Phase { kBulk, kReadWrite, kScanWrite, kReadersPhase, kServe, kPhaseKinds };
 constexpr const char* kPhaseNames[kPhaseKinds] = {"bulk", "readwrite", "scanwrite", "readers",
                                                   "serve"};
+// What each kind does, as the header prints it.
+constexpr const char* kPhaseWhat[kPhaseKinds] = {
+    "WriteBatches", "Put + Get", "4 Puts + a scan, a new iterator per scan",
+    "1 writer + 4 readers' Gets",
+    "1 writer + 4 readers, each alternating a Get and a scan, a new iterator per scan"};
 // Whether the phase has reader threads beside its writer.
 constexpr bool HasReaders(Phase phase) { return phase == kReadersPhase || phase == kServe; }
 

@@ -313,15 +313,15 @@ void PrintHeader(const Flags& flags, const std::string& parent, const std::strin
   for (const auto& [name, value] : Parameters(flags)) {
     std::printf(" %s=%s", name, std::to_string(value).c_str());
   }
-  const bool main = flags.scenario == "main";
+  std::string phases;
+  for (Phase phase : flags.phases) {
+    phases += std::string(phases.empty() ? "" : ", ") + kPhaseNames[phase] + " (" +
+              kPhaseWhat[phase] + ")";
+  }
   std::printf(
       " scenario=%s db=%s\n  phases: %s; WAL off, no compression, "
       "allow_concurrent_memtable_write=true\n",
-      flags.scenario.c_str(), parent.c_str(),
-      main ? "bulk (WriteBatches), readwrite (Put + Get), scanwrite (4 Puts + a scan, a new "
-             "iterator per scan), readers (1 writer + 4 readers' Gets)"
-           : "bulk (WriteBatches), serve (1 writer + 4 readers, each alternating a Get and a "
-             "scan, a new iterator per scan)");
+      flags.scenario.c_str(), parent.c_str(), phases.c_str());
   std::printf("load average at start: %s\n", load_start.c_str());
   std::fflush(stdout);
 }
