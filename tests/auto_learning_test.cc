@@ -151,6 +151,38 @@ TEST(AutoLearningPolicy, AMeasuredSiblingStandsInForAnUnmeasuredOperation) {
   EXPECT_TRUE(Has(c.reason, "* (measured); prior x")) << c.reason;
 }
 
+TEST(AutoLearningPolicy, WhatAFrozenMemtableCostsCounts) {
+  // Equal while active; the vector's frozen reads cost 300 ns a write more.
+  CostBook active;
+  for (const std::string& rep : kVectorTrie) {
+    active.Add(rep, kInsert, 200, 100);
+    active.Add(rep, kBackground, 0, 10000);
+  }
+  CostBook book = active;
+  book.Add("memrep.Vector", kFrozen, 400, 10000);
+  book.Add("memrep.Trie", kFrozen, 100, 10000);
+  EXPECT_EQ(Chosen(Learning("memrep.Vector", {Writes(10000)}, &book, kVectorTrie)), "memrep.Trie");
+  // Without the frozen figures the two tie, and the current rep stays.
+  EXPECT_EQ(Chosen(Learning("memrep.Vector", {Writes(10000)}, &active, kVectorTrie)),
+            "memrep.Vector");
+}
+
+TEST(AutoLearningPolicy, AnUnmeasuredFrozenFigureTakesTheMeasuredOnesRatio) {
+  // The trie's frozen reads measured 10x its prior (a step, 25 ns): the
+  // vector's unmeasured ones are priced at 10x its prior too (30 ns -> 300),
+  // not at the bare prior, which would favour whoever was not measured.
+  CostBook book;
+  book.Add("memrep.Vector", kInsert, 200, 100);
+  book.Add("memrep.Trie", kInsert, 100, 100);
+  for (const std::string& rep : kVectorTrie) book.Add(rep, kBackground, 0, 10000);
+  book.Add("memrep.Trie", kFrozen, 250, 10000);
+  // Priced at the bare prior, the vector would stay: 200 + 30 x 1.25 ns a
+  // write against the trie's 100 + 250. At the ratio it is 200 + 300.
+  const PolicyChoice c = Choose(Learning("memrep.Vector", {Writes(10000)}, &book, kVectorTrie));
+  EXPECT_EQ(kVectorTrie[c.index], "memrep.Trie") << c.reason;
+  EXPECT_FALSE(c.trial) << "a frozen figure never calls for a trial: " << c.reason;
+}
+
 // ---- The book ----
 
 OpTimes Times(uint64_t timed, uint64_t nanos) { return OpTimes{timed, nanos}; }
@@ -176,12 +208,29 @@ TEST(AutoLearningBook, AMemtablesTimesGoIntoTheBook) {
   LearnFrom(s, "memrep.Trie", &book);
   EXPECT_DOUBLE_EQ(book.Get("memrep.Trie", kInsert).ns, 225);
   EXPECT_EQ(book.Get("memrep.Trie", kInsert).samples, 200u);
-  // Background: only once the memtable is destroyed.
+  // Background and frozen reads: only once the memtable is destroyed.
+  const WorkloadStats replaced = s;
   s.background_nanos = 2000000;
-  EXPECT_FALSE(LearnBackground(s, "memrep.Trie", &book));
+  s.steps += 10000;                      // the flush's scan, 1 a write
+  s.step_times = Times(160, 8000);       // 50 ns each
+  s.gets += 100;                         // reads of the immutable memtable
+  s.get_times = Times(kMinTimed, 8000);  // 1000 ns each
+  s.seeks += 1;                          // the flush's SeekToFirst, too few
+  s.seek_times = Times(11, 3300);        // timed since: the life's 300 ns
+  EXPECT_FALSE(LearnFinal(s, replaced, "memrep.Trie", &book));
+  EXPECT_FALSE(book.Has("memrep.Trie", kFrozen));
   s.background_final = true;
-  EXPECT_TRUE(LearnBackground(s, "memrep.Trie", &book));
+  EXPECT_TRUE(LearnFinal(s, replaced, "memrep.Trie", &book));
   EXPECT_DOUBLE_EQ(book.Get("memrep.Trie", kBackground).ns, 200);
+  // (10000 x 50 + 100 x 1000 + 1 x 300) ns over 10,000 writes.
+  EXPECT_DOUBLE_EQ(book.Get("memrep.Trie", kFrozen).ns, 60.03);
+  // A flush kept off the cores: 100x slower steps move the figure by at
+  // most 1.5x (and 25 ns); so does a background figure 100x the last.
+  s.step_times = Times(160 * 2, 8000 + 160 * 5000);
+  s.background_nanos = 200000000;
+  EXPECT_TRUE(LearnFinal(s, replaced, "memrep.Trie", &book));
+  EXPECT_DOUBLE_EQ(book.Get("memrep.Trie", kFrozen).ns, (60.03 + 60.03 * 2 + 50) / 2);
+  EXPECT_DOUBLE_EQ(book.Get("memrep.Trie", kBackground).ns, (200 + 200 * 2 + 50) / 2);
   book.Retain({"memrep.Vector"});
   EXPECT_EQ(book.Count(), 0u);
 }
@@ -379,6 +428,32 @@ TEST_F(AutoLearningLineage, TheBackgroundFigureIsLearnedOnceAMemtableIsDestroyed
   EXPECT_TRUE(book.Has("memrep.Vector", kBackground));
   EXPECT_TRUE(book.Has("memrep.Vector", kConcurrentInsert));
   EXPECT_FALSE(book.Has("memrep.Trie", kConcurrentInsert));
+}
+
+TEST_F(AutoLearningLineage, WhatAFrozenMemtableIsReadIsLearnedOnceItIsDestroyed) {
+  const std::string trie = "id=memrep.Auto; pin=memrep.Trie";
+  auto t = Next(trie);
+  Fill(*t, false);
+  ASSERT_TRUE(t->Freeze().ok());
+  std::unique_ptr<MemTable> frozen = std::move(t);
+  t = Next(trie);
+  // A flush: every entry of the frozen memtable read, 40 ns a call.
+  fake_step = 40;
+  std::unique_ptr<MemTableIterator> it;
+  ASSERT_TRUE(frozen->NewIterator(&it).ok());
+  uint64_t entries = 0;
+  for (it->SeekToFirst(); it->Valid(); it->Next()) ++entries;
+  EXPECT_EQ(entries, 3000u);
+  it.reset();
+  EXPECT_FALSE(CostBookOf(*lineage_).Has("memrep.Trie", kFrozen)) << "not destroyed yet";
+  frozen.reset();
+  Switch(&t, trie, false);  // the next memtable learns what came in
+  const Measured m = CostBookOf(*lineage_).Get("memrep.Trie", kFrozen);
+  // 3000 steps and a seek at 40 ns, over 3000 writes (the iterator's
+  // creation, timed one in 31, may add its 40 ns once).
+  EXPECT_GE(m.ns, 40.0);
+  EXPECT_LE(m.ns, 40.1);
+  EXPECT_EQ(m.samples, 3000u);
 }
 
 TEST_F(AutoLearningLineage, TheLearnedFileKeepsWhatWasLearnedAcrossAReopen) {

@@ -245,6 +245,24 @@ TEST(AutoStats, ThreadsThatOnlyReadAreCountedAsReaders) {
 
 // ---- Options ----
 
+TEST(AutoStats, ASampleOfAThreadThatLostItsCoreIsLeftOut) {
+  WorkloadRecorder recorder(/*bytewise=*/true);
+  const uint64_t slice = WorkloadRecorder::kPreemptedNanos + 1;
+  recorder.Add(WorkloadRecorder::kInserts);  // a writer's thread: its times are the writers'
+  recorder.AddTime(WorkloadRecorder::kTimeStep, 100);
+  recorder.AddTime(WorkloadRecorder::kTimeStep, slice);  // no step takes that long
+  recorder.AddTime(WorkloadRecorder::kTimeGet, slice);
+  recorder.AddTime(WorkloadRecorder::kTimeSeek, slice);  // a seek may sort a tail
+  recorder.AddTime(WorkloadRecorder::kTimeBatchEntry, slice, 100);
+  const WorkloadStats s = recorder.Snapshot();
+  EXPECT_EQ(s.step_times.timed, 1u);
+  EXPECT_EQ(s.step_times.nanos, 100u);
+  EXPECT_EQ(s.get_times.timed, 0u);
+  EXPECT_EQ(s.seek_times.timed, 1u);
+  EXPECT_EQ(s.seek_times.nanos, slice);
+  EXPECT_EQ(s.batch_entry_times.timed, 100u);
+}
+
 TEST(AutoOptions, RefusesCandidatesThatCannotBeChosen) {
   RepSpec spec;
   Status s = RepSpec::Parse("id=memrep.Auto; candidates=sorted_hash,nosuch", &spec);

@@ -46,10 +46,11 @@ struct MEMREP_EXPORT AutoOptions {
   // Hysteresis: the rep changes only if another candidate's estimated cost
   // is at least this many percent below the current rep's.
   uint32_t margin_percent = 15;
-  // How much a nanosecond of a rep's background work (sorting, merging)
-  // counts against one of the writer's, in percent: 100 where every core is
-  // busy (a small machine, or RocksDB's flushes and compactions beside the
-  // writers), 0 where cores are spare (docs/auto.md).
+  // How much a nanosecond of a rep's background work (sorting, merging),
+  // and of reads of it once frozen (the flush's scan, reads of the
+  // immutable memtable), counts against one of the writer's, in percent:
+  // 100 where every core is busy (a small machine, or RocksDB's flushes and
+  // compactions beside the writers), 0 where cores are spare (docs/auto.md).
   uint32_t background_weight_percent = 100;
   // How many recent memtables the policy weighs (newest counts most: weights
   // 1, 1/2, 1/4, ...).

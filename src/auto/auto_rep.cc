@@ -19,10 +19,29 @@ using Timed = WorkloadRecorder::Timed;
 // every time. Batches are few and long: each is timed.
 constexpr std::array<uint32_t, WorkloadRecorder::kTimedKinds> kTimeEvery = {
     31, 31, 1, 31, 1 /* gets: those CountGet samples */, 31, 61, 31};
-thread_local std::array<uint32_t, WorkloadRecorder::kTimedKinds> time_ticks{};
+// One call of MultiGet in this many is timed, as that many gets.
+constexpr uint32_t kTimeMultiGetEvery = 31;
+
+// A pending row of the rows face: a row a sampled Allocate handed out on
+// this thread, and the id of the rep that handed it out.
+struct PendingRow {
+  uint64_t rep = 0;
+  const char* row = nullptr;
+};
+
+// Everything AutoRep keeps per thread, in one constant-initialized
+// initial-exec thread-local: each call reaches it with a load off the
+// thread pointer, not a __tls_get_addr call per variable (the library is
+// position-independent, where the default TLS model calls it).
+struct ThreadState {
+  std::array<uint32_t, WorkloadRecorder::kTimedKinds> time_ticks;
+  uint32_t multiget_tick;
+  PendingRow pending_row;
+};
+[[gnu::tls_model("initial-exec")]] constinit thread_local ThreadState mine{};
 
 bool TimeThis(Timed kind) {
-  uint32_t& tick = time_ticks[kind];
+  uint32_t& tick = mine.time_ticks[kind];
   if (++tick < kTimeEvery[kind]) return false;
   tick = 0;
   return true;
@@ -37,14 +56,6 @@ auto Timing(WorkloadRecorder* recorder, Timed kind, Call call) {
   recorder->AddTime(kind, Elapsed(t0, Now()));
   return result;
 }
-
-// A pending row of the rows face: a row a sampled Allocate handed out on
-// this thread, and the id of the rep that handed it out.
-struct PendingRow {
-  uint64_t rep = 0;
-  const char* row = nullptr;
-};
-thread_local PendingRow pending_row;
 
 std::atomic<uint64_t> next_rep_id{1};
 
@@ -148,22 +159,22 @@ AutoRep::AutoRep(std::unique_ptr<Rep> inner, std::shared_ptr<WorkloadRecorder> r
       id_(next_rep_id.fetch_add(1, std::memory_order_relaxed)) {}
 
 AutoRep::~AutoRep() {
-  if (pending_row.rep == id_) pending_row = PendingRow{};
+  if (mine.pending_row.rep == id_) mine.pending_row = PendingRow{};
   // What the rep's background work cost, now that it is over (its last
   // task, if one still runs, ends in the rep's destructor, uncounted).
   recorder_->SetBackground(inner_->BackgroundCpuNanos());
 }
 
 void AutoRep::SamplePendingRow() {
-  if (pending_row.rep != id_) return;
-  recorder_->SampleKey(DecodeRow(pending_row.row).user_key);
-  pending_row = PendingRow{};
+  if (mine.pending_row.rep != id_) return;
+  recorder_->SampleKey(DecodeRow(mine.pending_row.row).user_key);
+  mine.pending_row = PendingRow{};
 }
 
 Status AutoRep::Allocate(size_t len, KeyHandle* handle, char** row) {
   Status s = Timing(recorder_.get(), WorkloadRecorder::kTimeAllocate,
                     [&] { return inner_->Allocate(len, handle, row); });
-  if (s.ok() && recorder_->CountAllocation(len)) pending_row = PendingRow{id_, *row};
+  if (s.ok() && recorder_->CountAllocation(len)) mine.pending_row = PendingRow{id_, *row};
   return s;
 }
 
@@ -236,9 +247,7 @@ void AutoRep::Get(std::string_view internal_key, void* arg, EntryCallback callba
 void AutoRep::MultiGet(std::span<const std::string_view> internal_keys, void* arg,
                        MultiEntryCallback callback) const {
   recorder_->Add(Counter::kGets, internal_keys.size());
-  // One call in 31 is timed, as that many gets.
-  thread_local uint32_t tick = 0;
-  if (internal_keys.empty() || ++tick % 31 != 0) {
+  if (internal_keys.empty() || ++mine.multiget_tick % kTimeMultiGetEvery != 0) {
     return inner_->MultiGet(internal_keys, arg, callback);
   }
   const uint64_t t0 = Now();

@@ -12,8 +12,8 @@ namespace memrep::auto_rep {
 
 const char* OpName(Op op) {
   static constexpr const char* kNames[kOps] = {
-      "insert", "concurrent_insert", "batch_entry", "get",         "seek",
-      "step",   "background",        "reader_get",  "reader_seek", "reader_step"};
+      "insert",     "concurrent_insert", "batch_entry", "get",         "seek",  "step",
+      "background", "reader_get",        "reader_seek", "reader_step", "frozen"};
   return op < kOps ? kNames[op] : "?";
 }
 
@@ -24,6 +24,7 @@ Op TableColumn(Op op) {
     case kReaderSeek:
       return kSeek;
     case kReaderStep:
+    case kFrozen:
       return kStep;
     default:
       return op;
@@ -146,6 +147,12 @@ Measured CostBook::Get(std::string_view rep, Op op) const {
 void CostBook::Add(const std::string& rep, Op op, double mean_ns, uint64_t samples) {
   if (samples < kMinTimed) return;
   Measured& m = reps_[rep][op];
+  if (m.samples != 0 && (op == kBackground || op == kFrozen)) {
+    // One memtable's figure, timed on one thread that others may have kept
+    // off the cores for a while: it moves the figure by at most 1.5x (and
+    // kStepFloorNs, so that a figure of 0 can still grow).
+    mean_ns = std::clamp(mean_ns, m.ns / kMaxStep, m.ns * kMaxStep + kStepFloorNs);
+  }
   m.ns = m.samples == 0 ? mean_ns : (m.ns + mean_ns) / 2;
   m.samples += samples;
 }
@@ -205,14 +212,48 @@ void LearnFrom(const WorkloadStats& s, const std::string& rep, CostBook* book) {
   book->Add(rep, kReaderStep, s.reader_step_times.mean(), s.reader_step_times.timed);
 }
 
-bool LearnBackground(const WorkloadStats& s, const std::string& rep, CostBook* book) {
+namespace {
+
+// The nanoseconds of `count` calls of one kind made after replacement:
+// `after` times them if it sampled enough of them, else `life` (the whole
+// memtable's sample) does; 0 if neither can.
+double FrozenNanos(uint64_t count, const OpTimes& after, const OpTimes& life) {
+  if (count == 0) return 0;
+  const OpTimes& t = after.timed >= kMinTimed ? after : life;
+  return static_cast<double>(count) * t.mean();
+}
+
+OpTimes Sum(const OpTimes& a, const OpTimes& b) { return {a.timed + b.timed, a.nanos + b.nanos}; }
+OpTimes Since(const OpTimes& now, const OpTimes& then) {
+  return {now.timed - std::min(now.timed, then.timed), now.nanos - std::min(now.nanos, then.nanos)};
+}
+
+}  // namespace
+
+bool LearnFinal(const WorkloadStats& s, const WorkloadStats& replaced, const std::string& rep,
+                CostBook* book) {
   if (!s.background_final) return false;
   // A memtable of fewer writes says little of the cost per write.
-  if (s.writes() >= 64 * kMinTimed) {
-    book->Add(rep, kBackground,
-              static_cast<double>(s.background_nanos) / static_cast<double>(s.writes()),
-              s.writes());
-  }
+  if (s.writes() < 64 * kMinTimed) return true;
+  const double writes = static_cast<double>(s.writes());
+  book->Add(rep, kBackground, static_cast<double>(s.background_nanos) / writes, s.writes());
+  // Every thread's calls of a kind, writers' and readers' alike: after
+  // replacement nobody writes, and the flush reads from a thread of its own.
+  const OpTimes gets = Sum(s.get_times, s.reader_get_times);
+  const OpTimes seeks = Sum(s.seek_times, s.reader_seek_times);
+  const OpTimes steps = Sum(s.step_times, s.reader_step_times);
+  const OpTimes iterators = Sum(s.iterator_times, s.reader_iterator_times);
+  const OpTimes gets_then = Sum(replaced.get_times, replaced.reader_get_times);
+  const OpTimes seeks_then = Sum(replaced.seek_times, replaced.reader_seek_times);
+  const OpTimes steps_then = Sum(replaced.step_times, replaced.reader_step_times);
+  const OpTimes iterators_then = Sum(replaced.iterator_times, replaced.reader_iterator_times);
+  auto since = [](uint64_t now, uint64_t then) { return now - std::min(now, then); };
+  const double ns = FrozenNanos(since(s.gets, replaced.gets), Since(gets, gets_then), gets) +
+                    FrozenNanos(since(s.seeks, replaced.seeks), Since(seeks, seeks_then), seeks) +
+                    FrozenNanos(since(s.steps, replaced.steps), Since(steps, steps_then), steps) +
+                    FrozenNanos(since(s.iterators, replaced.iterators),
+                                Since(iterators, iterators_then), iterators);
+  book->Add(rep, kFrozen, ns / writes, s.writes());
   return true;
 }
 

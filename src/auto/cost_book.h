@@ -33,12 +33,14 @@ enum Op : size_t {
   kReaderGet,         // the same three, by a thread that only reads
   kReaderSeek,
   kReaderStep,
+  kFrozen,  // reads per write once the memtable was replaced: the flush's
+            // scan and reads of the immutable memtable (priced as one step)
   kOps
 };
 inline constexpr size_t kTableOps = kBackground + 1;
 
 // "insert", "concurrent_insert", "batch_entry", "get", "seek", "step",
-// "background", "reader_get", "reader_seek", "reader_step".
+// "background", "reader_get", "reader_seek", "reader_step", "frozen".
 const char* OpName(Op op);
 // The table column that prices `op` when nothing measured it.
 Op TableColumn(Op op);
@@ -90,9 +92,14 @@ inline constexpr uint64_t kMinTimed = 8;
 
 // What a lineage's memtables measured, per rep and operation. Each memtable
 // that timed at least kMinTimed calls of a kind replaces half of the
-// figure (a moving mean that follows the newest memtables).
+// figure (a moving mean that follows the newest memtables). The background
+// and frozen figures, one per memtable, first have a new figure clamped to
+// within kMaxStep of the old one, so that a memtable whose flush was kept
+// off the cores does not swing the choice.
 class CostBook {
  public:
+  static constexpr double kMaxStep = 2;
+  static constexpr double kStepFloorNs = 50;
   bool Has(std::string_view rep, Op op) const { return Get(rep, op).samples != 0; }
   Measured Get(std::string_view rep, Op op) const;
   void Add(const std::string& rep, Op op, double mean_ns, uint64_t samples);
@@ -111,11 +118,16 @@ class CostBook {
 };
 
 // Adds what one memtable of `rep` measured (its statistics when the next
-// memtable was made) to the book. The background figure waits for the
-// memtable's destruction: LearnBackground.
+// memtable was made) to the book. The background and frozen figures wait
+// for the memtable's destruction: LearnFinal.
 void LearnFrom(const WorkloadStats& stats, const std::string& rep, CostBook* book);
-// Adds the background CPU per write of a destroyed memtable
-// (stats.background_final); false if it is not final yet.
-bool LearnBackground(const WorkloadStats& stats, const std::string& rep, CostBook* book);
+// Adds what a destroyed memtable cost after it was replaced (`final`, whose
+// background_final holds, against `replaced`, its statistics when the next
+// memtable was made): its background CPU per write, and the time of its
+// frozen reads per write (kFrozen: the calls counted since `replaced`, each
+// kind at the mean time of its calls sampled since, or of its whole life
+// where fewer than kMinTimed were). False if `final` is not final yet.
+bool LearnFinal(const WorkloadStats& final, const WorkloadStats& replaced, const std::string& rep,
+                CostBook* book);
 
 }  // namespace memrep::auto_rep

@@ -17,7 +17,7 @@ uint32_t RepLineage::id() const { return state_->id; }
 RepLineage::State::~State() {
   concurrency::MutexLock lock(&mu);
   if (learned_file.empty()) return;
-  // What the newest memtable measured, and every background figure come in.
+  // What the newest memtable measured, and every final figure come in.
   if (newest != nullptr) auto_rep::LearnFrom(newest->Snapshot(), newest_rep, &book);
   Harvest();
   (void)Save();
@@ -26,7 +26,7 @@ RepLineage::State::~State() {
 void RepLineage::State::Harvest() {
   for (auto it = pending.begin(); it != pending.end();) {
     if (it->recorder->BackgroundFinal() &&
-        auto_rep::LearnBackground(it->recorder->Snapshot(), it->rep, &book)) {
+        auto_rep::LearnFinal(it->recorder->Snapshot(), it->replaced, it->rep, &book)) {
       it = pending.erase(it);
     } else {
       ++it;

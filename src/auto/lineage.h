@@ -36,11 +36,13 @@ struct RepLineage::State {
   std::deque<WorkloadStats> history GUARDED_BY(mu);
   // What the memtables measured of their reps.
   auto_rep::CostBook book GUARDED_BY(mu);
-  // Memtables replaced but not yet destroyed, whose background figure is
-  // still to come (oldest first, at most kPendingBackground).
+  // Memtables replaced but not yet destroyed, whose background and frozen
+  // figures are still to come (oldest first, at most kPendingBackground),
+  // with their statistics when they were replaced.
   struct Pending {
     std::shared_ptr<auto_rep::WorkloadRecorder> recorder;
     std::string rep;
+    WorkloadStats replaced;
   };
   std::deque<Pending> pending GUARDED_BY(mu);
   // Whether each of the last kTrialWindow decisions was a trial.
@@ -60,7 +62,8 @@ struct RepLineage::State {
 
   // Counts the decision for a new memtable and keeps it among the recent.
   void Record(AutoDecision decision) REQUIRES(mu);
-  // Learns the background figures of the pending memtables destroyed since.
+  // Learns the background and frozen figures of the pending memtables
+  // destroyed since.
   void Harvest() REQUIRES(mu);
   // Writes the learned_file; "" or why it failed.
   std::string Save() REQUIRES(mu);

@@ -85,8 +85,8 @@ Status MakeRep(const AutoOptions& o, const RepContext& context, std::unique_ptr<
   if (state->newest != nullptr) {
     const WorkloadStats stats = state->newest->Snapshot();
     if (o.learn) LearnFrom(stats, state->newest_rep, &state->book);
-    // Its background figure comes when it is destroyed.
-    state->pending.push_back({state->newest, state->newest_rep});
+    // Its background and frozen figures come when it is destroyed.
+    state->pending.push_back({state->newest, state->newest_rep, stats});
     if (state->pending.size() > RepLineage::State::kPendingBackground) state->pending.pop_front();
     state->history.push_front(stats);
   }

@@ -24,7 +24,7 @@ std::string Format(const char* fmt, double a) {
   return buf;
 }
 
-bool IsReaderOp(size_t op) { return op >= kReaderGet; }
+bool IsReaderOp(size_t op) { return op >= kReaderGet && op <= kReaderStep; }
 
 // Where a candidate's figure for an operation came from.
 enum class Source { kMeasured, kProxy, kPrior };
@@ -34,6 +34,11 @@ struct Pricing {
   std::vector<std::array<double, kOps>> ns;
   std::vector<std::array<Source, kOps>> source;
   double scale = 1;  // the prior's, to this machine
+  // The frozen figure's prior is one step per write, where what is measured
+  // also holds the immutable memtable's reads: a candidate not measured
+  // there is priced at the ratio the measured candidates show (0 while none
+  // is measured).
+  double frozen_scale = 1;
 };
 
 Pricing Price(const PolicyInput& in, const std::array<double, kOps>& rates) {
@@ -46,18 +51,22 @@ Pricing Price(const PolicyInput& in, const std::array<double, kOps>& rates) {
   p.source.assign(n, {});
   // The prior's scale: what was measured over what the prior says of the
   // same figures, weighed by how much each matters to this workload.
-  double measured = 0, priced = 0;
+  double measured = 0, priced = 0, frozen_measured = 0, frozen_priced = 0;
   for (size_t i = 0; book != nullptr && i < n; ++i) {
     for (size_t op = 0; op < kOps; ++op) {
       const Measured m = book->Get(in.candidates[i], static_cast<Op>(op));
       if (m.samples == 0 || rates[op] <= 0) continue;
-      measured += rates[op] * m.ns;
-      priced += rates[op] * prior.Of(in.candidates[i], static_cast<Op>(op));
+      const double prior_ns = prior.Of(in.candidates[i], static_cast<Op>(op));
+      (op == kFrozen ? frozen_measured : measured) += rates[op] * m.ns;
+      (op == kFrozen ? frozen_priced : priced) += rates[op] * prior_ns;
     }
   }
   if (priced > 0 && measured > 0) {
     p.scale = std::clamp(measured / priced, 1 / kMaxScale, kMaxScale);
   }
+  // Until some candidate measured its frozen reads, none is priced for them:
+  // the prior (a step a write) is about the same for every rep.
+  p.frozen_scale = frozen_priced > 0 ? frozen_measured / frozen_priced : 0;
   for (size_t i = 0; i < n; ++i) {
     const std::string& rep = in.candidates[i];
     for (size_t o = 0; o < kOps; ++o) {
@@ -78,7 +87,7 @@ Pricing Price(const PolicyInput& in, const std::array<double, kOps>& rates) {
         p.source[i][o] = Source::kProxy;
         continue;
       }
-      p.ns[i][o] = prior_ns * p.scale;
+      p.ns[i][o] = prior_ns * (op == kFrozen ? p.frozen_scale : p.scale);
       p.source[i][o] = Source::kPrior;
     }
   }
@@ -97,6 +106,7 @@ std::array<double, kOps> RatesOf(const WorkloadStats& s) {
   r[kSeek] = (s.seeks - std::min(s.seeks, s.reader_seeks)) * per;
   r[kStep] = (s.steps - std::min(s.steps, s.reader_steps)) * per;
   r[kBackground] = s.writes() == 0 ? 0.0 : 1.0;
+  r[kFrozen] = r[kBackground];
   r[kReaderGet] = s.reader_gets * per;
   r[kReaderSeek] = s.reader_seeks * per;
   r[kReaderStep] = s.reader_steps * per;
@@ -139,6 +149,7 @@ PolicyChoice Choose(const PolicyInput& in) {
   writer_threads = std::max(1.0, writer_threads / total_weight);
   reader_threads /= total_weight;
   rates[kBackground] *= in.background_weight_percent / 100.0;
+  rates[kFrozen] *= in.background_weight_percent / 100.0;
 
   const Pricing price = Price(in, rates);
   // The writers' cost per write, and the readers' per write.
@@ -172,7 +183,9 @@ PolicyChoice Choose(const PolicyInput& in) {
   std::vector<bool> any_measured(n, false);
   for (size_t i = 0; i < n; ++i) {
     for (size_t op = 0; op < kOps; ++op) {
-      if (op == kBackground || (IsReaderOp(op) && !readers)) continue;
+      // The background and frozen figures come only when a memtable is
+      // destroyed, long after its trial: they never call for one.
+      if (op == kBackground || op == kFrozen || (IsReaderOp(op) && !readers)) continue;
       const double side = IsReaderOp(op) ? reader_cost[i] : writer_cost[i];
       if (side <= 0 || rates[op] * price.ns[i][op] < kSignificantShare * side) continue;
       if (price.source[i][op] == Source::kPrior) {

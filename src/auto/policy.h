@@ -5,8 +5,10 @@
 //
 // The model: every operation a memtable serves costs each rep some
 // nanoseconds, and every write costs it some background CPU later (sorting,
-// merging), weighed by how busy the cores are. The statistics give how many
-// of each operation a memtable served per write; a rep's estimated cost is
+// merging), weighed by how busy the cores are, and the reads of it once it
+// is frozen (the flush's scan, reads of the immutable memtable). The
+// statistics give how many of each operation a memtable served per write; a
+// rep's estimated cost is
 // the sum of those rates times its costs. A cost is the lineage's measured
 // figure where its memtables measured one (auto/cost_book.h), else the
 // prior's (the cost table, or the `prior` option), scaled to this machine by

@@ -28,8 +28,9 @@ const registry::OptionTable& OptionTableOf() {
                  "hysteresis: switch only to a rep estimated this many percent cheaper")
           .Count("background_weight_percent", &O::background_weight_percent, 0,
                  O::kMaxBackgroundWeight,
-                 "how much a ns of a rep's background work counts against a ns of the writer's "
-                 "(100: every core is busy; 0: cores are spare)")
+                 "how much a ns of a rep's background work, and of reads of it once frozen, "
+                 "counts against a ns of the writer's (100: every core is busy; 0: cores are "
+                 "spare)")
           .Count("history", &O::history, 1, O::kMaxHistory,
                  "recent memtables the policy weighs (newest first, weights 1, 1/2, 1/4, ...)")
           .Bool("learn", &O::learn,

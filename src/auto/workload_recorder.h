@@ -18,7 +18,8 @@
 //    it. Two threads sharing a shard may interleave their writes to it: the
 //    buffer is an atomic byte array, so that is a wrong prefix length (an
 //    estimate), never a data race.
-//  - Sampled times (AddTime) are counters like the others. The background
+//  - Sampled times (AddTime) are counters like the others; a sample that
+//    shows its thread lost its core is left out (kPreemptedNanos). The background
 //    figure is stored once, by the rep's destructor (SetBackground, release),
 //    and read with acquire: a reader that sees `final` sees the figure.
 #pragma once
@@ -118,8 +119,20 @@ class WorkloadRecorder {
     Bump(s.counts[kSampledSharedBytes], shared);
   }
 
+  // A single call of these kinds (a step, a get, an insert, an Allocate)
+  // that took longer than this did not spend it in the rep: its thread lost
+  // its core (a time slice is milliseconds). Such a sample is left out, so
+  // that a busy machine does not price a rep by the scheduler. Seeks, new
+  // iterators and batches keep every sample: they may sort or merge by
+  // themselves for that long.
+  static constexpr uint64_t kPreemptedNanos = 200000;
+  static constexpr bool MayRunLong(Timed kind) {
+    return kind == kTimeSeek || kind == kTimeIterator || kind == kTimeBatchEntry;
+  }
+
   // Adds one timed call (or `n` entries of a timed batch) that took `nanos`.
   void AddTime(Timed kind, uint64_t nanos, uint64_t n = 1) {
+    if (!MayRunLong(kind) && nanos > kPreemptedNanos * n) return;
     Shard& s = Mine();
     Bump(s.timed[kind], n);
     Bump(s.nanos[kind], nanos);
