@@ -212,24 +212,6 @@ void LearnFrom(const WorkloadStats& s, const std::string& rep, CostBook* book) {
   book->Add(rep, kReaderStep, s.reader_step_times.mean(), s.reader_step_times.timed);
 }
 
-namespace {
-
-// The nanoseconds of `count` calls of one kind made after replacement:
-// `after` times them if it sampled enough of them, else `life` (the whole
-// memtable's sample) does; 0 if neither can.
-double FrozenNanos(uint64_t count, const OpTimes& after, const OpTimes& life) {
-  if (count == 0) return 0;
-  const OpTimes& t = after.timed >= kMinTimed ? after : life;
-  return static_cast<double>(count) * t.mean();
-}
-
-OpTimes Sum(const OpTimes& a, const OpTimes& b) { return {a.timed + b.timed, a.nanos + b.nanos}; }
-OpTimes Since(const OpTimes& now, const OpTimes& then) {
-  return {now.timed - std::min(now.timed, then.timed), now.nanos - std::min(now.nanos, then.nanos)};
-}
-
-}  // namespace
-
 bool LearnFinal(const WorkloadStats& s, const WorkloadStats& replaced, const std::string& rep,
                 CostBook* book) {
   if (!s.background_final) return false;
@@ -237,22 +219,26 @@ bool LearnFinal(const WorkloadStats& s, const WorkloadStats& replaced, const std
   if (s.writes() < 64 * kMinTimed) return true;
   const double writes = static_cast<double>(s.writes());
   book->Add(rep, kBackground, static_cast<double>(s.background_nanos) / writes, s.writes());
-  // Every thread's calls of a kind, writers' and readers' alike: after
-  // replacement nobody writes, and the flush reads from a thread of its own.
-  const OpTimes gets = Sum(s.get_times, s.reader_get_times);
-  const OpTimes seeks = Sum(s.seek_times, s.reader_seek_times);
-  const OpTimes steps = Sum(s.step_times, s.reader_step_times);
-  const OpTimes iterators = Sum(s.iterator_times, s.reader_iterator_times);
-  const OpTimes gets_then = Sum(replaced.get_times, replaced.reader_get_times);
-  const OpTimes seeks_then = Sum(replaced.seek_times, replaced.reader_seek_times);
-  const OpTimes steps_then = Sum(replaced.step_times, replaced.reader_step_times);
-  const OpTimes iterators_then = Sum(replaced.iterator_times, replaced.reader_iterator_times);
-  auto since = [](uint64_t now, uint64_t then) { return now - std::min(now, then); };
-  const double ns = FrozenNanos(since(s.gets, replaced.gets), Since(gets, gets_then), gets) +
-                    FrozenNanos(since(s.seeks, replaced.seeks), Since(seeks, seeks_then), seeks) +
-                    FrozenNanos(since(s.steps, replaced.steps), Since(steps, steps_then), steps) +
-                    FrozenNanos(since(s.iterators, replaced.iterators),
-                                Since(iterators, iterators_then), iterators);
+  // Each kind's calls since replacement, at the mean time of those sampled
+  // since (the whole life's where fewer than kMinTimed were), every thread's
+  // alike: after replacement nobody writes, and the flush reads from a
+  // thread of its own.
+  using W = WorkloadStats;
+  auto frozen = [&](uint64_t W::*count, OpTimes W::*writer, OpTimes W::*reader) {
+    const uint64_t calls = s.*count - std::min(s.*count, replaced.*count);
+    if (calls == 0) return 0.0;
+    const OpTimes life{(s.*writer).timed + (s.*reader).timed,
+                       (s.*writer).nanos + (s.*reader).nanos};
+    const OpTimes then{(replaced.*writer).timed + (replaced.*reader).timed,
+                       (replaced.*writer).nanos + (replaced.*reader).nanos};
+    const OpTimes after{life.timed - std::min(life.timed, then.timed),
+                        life.nanos - std::min(life.nanos, then.nanos)};
+    return static_cast<double>(calls) * (after.timed >= kMinTimed ? after : life).mean();
+  };
+  const double ns = frozen(&W::gets, &W::get_times, &W::reader_get_times) +
+                    frozen(&W::seeks, &W::seek_times, &W::reader_seek_times) +
+                    frozen(&W::steps, &W::step_times, &W::reader_step_times) +
+                    frozen(&W::iterators, &W::iterator_times, &W::reader_iterator_times);
   book->Add(rep, kFrozen, ns / writes, s.writes());
   return true;
 }
