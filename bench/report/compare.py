@@ -45,10 +45,11 @@ MATRIX = os.path.join(ROOT, "bench", "matrix", "matrix.py")
 sys.path.insert(0, os.path.dirname(MATRIX))
 from matrix_run import list_reps  # noqa: E402  (memrep_bench --list_reps, as the matrix reads it)
 # memrep_phased: 3 rounds, 1 MiB memtables, 20 switches a phase (as
-# docs/auto.md's 16 MiB run): about 3 s per rep and round. With 6, the one
-# memtable each phase starts on (the last phase's rep) and Auto's trials were
-# a sixth of a phase, and its total came out 1.03x the best fixed rep's; with
-# 20, 0.98-1.00x (docs/results/2026-12-07-main-job-20-switches.md).
+# docs/auto.md's 16 MiB run): about 3 s per rep and round. With 6, the
+# memtable each phase starts on (the last phase's rep) and Auto's trials
+# were a sixth to a half of a phase, and its total came out 1.01-1.03x the
+# best fixed rep's; with 20, 0.94-1.00x
+# (docs/results/2026-12-07-main-job-20-switches.md).
 PHASED_FLAGS = {"rounds": 3, "write_buffer_size": 1 << 20, "switches_per_phase": 20}
 
 
