@@ -184,6 +184,12 @@ struct Shared {
   }
 };
 
+// How far the writer and the readers may run ahead of each other: the
+// writer writes key i once the readers have done i x kReadsPerWrite reads,
+// less this many, and a reader reads while the reads are at most this many
+// past written x kReadsPerWrite. Neither can wait on the other at once.
+constexpr uint64_t kPaceSlack = 1000;
+
 // What one reader did.
 struct ReaderCounts {
   uint64_t gets = 0;
@@ -201,7 +207,10 @@ void Reader(Run& run, const Keys& keys, uint64_t id, uint64_t quota, bool scans,
   uint64_t done = 0;
   while (done < quota && !shared->stop.load(std::memory_order_relaxed)) {
     const uint64_t written = shared->written.load(std::memory_order_acquire);
-    if (written == 0) {
+    // The readers keep pace with the writer too (kPaceSlack reads ahead at
+    // most): else fast readers finish first and the phase ends write-only.
+    if (written == 0 ||
+        shared->reads.load(std::memory_order_relaxed) > written * kReadsPerWrite + kPaceSlack) {
       std::this_thread::yield();
       continue;
     }
@@ -214,17 +223,18 @@ void Reader(Run& run, const Keys& keys, uint64_t id, uint64_t quota, bool scans,
     }
     ++(scan ? counts->scans : counts->gets);
     ++done;
-    // relaxed: a count the writer paces itself by, ordering nothing.
+    // relaxed: a count the writer and the readers pace themselves by, ordering
+    // nothing.
     shared->reads.fetch_add(1, std::memory_order_relaxed);
   }
 }
 
 // One writer of the phase's keys beside kReaders reader threads, kReadsPerWrite
 // reads per write in all: Gets (the readers phase) or Gets and scans (serve).
-// The writer keeps pace with the readers (it writes key i once they have
-// done i x kReadsPerWrite reads, less kPaceSlack), so that every memtable
-// serves reads beside its writes rather than the writer running ahead and
-// the readers reading after it is done.
+// The writer and the readers keep pace with each other (kPaceSlack), so
+// that every memtable serves reads beside its writes: neither the writer
+// running ahead and the readers reading after it is done, nor the readers
+// done first and the writer writing the phase's last memtables alone.
 bool Readers(Run& run, const Keys& keys, uint64_t entries, bool scans, PhaseFigures* figures,
              std::string* error) {
   Shared shared;
@@ -237,7 +247,6 @@ bool Readers(Run& run, const Keys& keys, uint64_t entries, bool scans, PhaseFigu
   std::string value = run.values.Buffer();
   const Clock::time_point start = Clock::now();
   shared.go.store(true, std::memory_order_release);
-  constexpr uint64_t kPaceSlack = 1000;
   for (uint64_t i = 0; i < entries && !shared.stop.load(std::memory_order_relaxed); ++i) {
     while (i * kReadsPerWrite > shared.reads.load(std::memory_order_relaxed) + kPaceSlack &&
            !shared.stop.load(std::memory_order_relaxed)) {
