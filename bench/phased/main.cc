@@ -13,8 +13,9 @@
 //              scan (a new iterator for every scan: Seek to a random key,
 //              16 Next);
 //   readers    one writer of Puts and 4 reader threads Getting keys among
-//              the last 10,000 the writer wrote, 2 Gets per write in all;
-//              the phase ends when the writer and every reader are done.
+//              the last 10,000 the writer wrote, 2 Gets per write in all,
+//              each side keeping pace with the other; the phase ends when
+//              the writer and every reader are done.
 //
 // That is the main scenario (--scenario=main). --scenario=loadserve runs
 // bulk, then
