@@ -172,6 +172,7 @@ bool ScanWrite(Run& run, const Keys& keys, uint64_t entries, uint64_t* ops, std:
 struct Shared {
   std::atomic<uint64_t> written{0};
   std::atomic<uint64_t> reads{0};
+  std::atomic<uint64_t> readers_done{0};  // readers that have left their loop
   std::atomic<bool> go{false};
   std::atomic<bool> stop{false};
   std::mutex mutex;
@@ -227,6 +228,7 @@ void Reader(Run& run, const Keys& keys, uint64_t id, uint64_t quota, bool scans,
     // nothing.
     shared->reads.fetch_add(1, std::memory_order_relaxed);
   }
+  shared->readers_done.fetch_add(1, std::memory_order_release);
 }
 
 // One writer of the phase's keys beside kReaders reader threads, kReadsPerWrite
@@ -247,6 +249,7 @@ bool Readers(Run& run, const Keys& keys, uint64_t entries, bool scans, PhaseFigu
   std::string value = run.values.Buffer();
   const Clock::time_point start = Clock::now();
   shared.go.store(true, std::memory_order_release);
+  uint64_t alone = 0;  // keys written after every reader was done
   for (uint64_t i = 0; i < entries && !shared.stop.load(std::memory_order_relaxed); ++i) {
     while (i * kReadsPerWrite > shared.reads.load(std::memory_order_relaxed) + kPaceSlack &&
            !shared.stop.load(std::memory_order_relaxed)) {
@@ -259,6 +262,7 @@ bool Readers(Run& run, const Keys& keys, uint64_t entries, bool scans, PhaseFigu
       break;
     }
     shared.written.store(i + 1, std::memory_order_release);
+    if (shared.readers_done.load(std::memory_order_acquire) == kReaders) ++alone;
     s = run.tracker->MaybePoll(run.counter.sealed());
     if (!s.ok()) shared.Fail("GetAutoCounters: " + s.ToString());
   }
@@ -268,6 +272,17 @@ bool Readers(Run& run, const Keys& keys, uint64_t entries, bool scans, PhaseFigu
   figures->seconds = Seconds(Clock::now() - start);
   if (!shared.error.empty()) {
     *error = shared.error;
+    return false;
+  }
+  // The pacing's promise, checked: once the readers are done, the reads are
+  // at most kPaceSlack (and a step each reader took at once) past twice the
+  // keys written, so the writer has at most about kPaceSlack / kReadsPerWrite
+  // keys left to write alone.
+  constexpr uint64_t kMostAlone = kPaceSlack / kReadsPerWrite + 2 * kReaders;
+  if (alone > kMostAlone) {
+    *error = "the writer wrote " + std::to_string(alone) + " of the phase's " +
+             std::to_string(entries) + " keys after every reader was done (at most " +
+             std::to_string(kMostAlone) + "): the readers did not keep pace with it";
     return false;
   }
   figures->ops = entries;
