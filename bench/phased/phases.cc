@@ -172,7 +172,6 @@ bool ScanWrite(Run& run, const Keys& keys, uint64_t entries, uint64_t* ops, std:
 struct Shared {
   std::atomic<uint64_t> written{0};
   std::atomic<uint64_t> reads{0};
-  std::atomic<uint64_t> readers_done{0};  // readers that have left their loop
   std::atomic<bool> go{false};
   std::atomic<bool> stop{false};
   std::mutex mutex;
@@ -228,7 +227,6 @@ void Reader(Run& run, const Keys& keys, uint64_t id, uint64_t quota, bool scans,
     // nothing.
     shared->reads.fetch_add(1, std::memory_order_relaxed);
   }
-  shared->readers_done.fetch_add(1, std::memory_order_release);
 }
 
 // One writer of the phase's keys beside kReaders reader threads, kReadsPerWrite
@@ -242,14 +240,15 @@ bool Readers(Run& run, const Keys& keys, uint64_t entries, bool scans, PhaseFigu
   Shared shared;
   std::vector<ReaderCounts> counts(kReaders);
   std::vector<std::thread> readers;
+  const uint64_t quota = entries * kReadsPerWrite / kReaders;  // each reader's
   for (uint64_t id = 0; id < kReaders; ++id) {
-    readers.emplace_back(Reader, std::ref(run), std::cref(keys), id,
-                         entries * kReadsPerWrite / kReaders, scans, &shared, &counts[id]);
+    readers.emplace_back(Reader, std::ref(run), std::cref(keys), id, quota, scans, &shared,
+                         &counts[id]);
   }
   std::string value = run.values.Buffer();
   const Clock::time_point start = Clock::now();
   shared.go.store(true, std::memory_order_release);
-  uint64_t alone = 0;  // keys written after every reader was done
+  uint64_t alone = 0;  // keys written once the readers had done every read
   for (uint64_t i = 0; i < entries && !shared.stop.load(std::memory_order_relaxed); ++i) {
     while (i * kReadsPerWrite > shared.reads.load(std::memory_order_relaxed) + kPaceSlack &&
            !shared.stop.load(std::memory_order_relaxed)) {
@@ -262,7 +261,7 @@ bool Readers(Run& run, const Keys& keys, uint64_t entries, bool scans, PhaseFigu
       break;
     }
     shared.written.store(i + 1, std::memory_order_release);
-    if (shared.readers_done.load(std::memory_order_acquire) == kReaders) ++alone;
+    if (shared.reads.load(std::memory_order_relaxed) == kReaders * quota) ++alone;
     s = run.tracker->MaybePoll(run.counter.sealed());
     if (!s.ok()) shared.Fail("GetAutoCounters: " + s.ToString());
   }
