@@ -116,6 +116,35 @@ TEST(AutoPolicy, AReaderThreadBesideTheWriterIsWeighedAsAThreadOfItsOwn) {
   EXPECT_EQ(Chosen(Input("memrep.Trie", {readers})), "memrep.Vector");
 }
 
+TEST(AutoPolicy, AThreadIsWeighedByTheShareOfItsTimeInTheMemtable) {
+  // One reader's seeks beside the writer choose the trie (as above).
+  WorkloadStats s = Writes(600000);
+  s.writer_threads = 1;
+  s.reader_threads = 1;
+  s.seeks = s.reader_seeks = 10000;
+  s.reader_seek_times = {100, 100 * 2000};  // 2 us a seek: 20 ms in the rep
+  EXPECT_EQ(Chosen(Input("memrep.Vector", {s})), "memrep.Trie");
+  // The reader was about for 12 s, so 11.98 s of it outside this memtable
+  // (in files, say): 19967 ns a write. A rep's seeks then hardly slow it,
+  // and the writer's cheaper writes decide, by more than the margin: it
+  // compares the threads' time in the memtable, not their whole time.
+  s.reader_span_nanos = 12'000'000'000;
+  EXPECT_NEAR(auto_rep::OutsidePerWrite(s, /*readers=*/true), 19966.7, 0.1);
+  EXPECT_EQ(auto_rep::OutsidePerWrite(s, /*readers=*/false), 0);
+  const PolicyChoice c = Choose(Input("memrep.Trie", {s}));
+  EXPECT_EQ(kAll[c.index], "memrep.Vector") << c.reason;
+  EXPECT_NE(c.reason.find("outside the memtable per write: writers 0 ns, readers 19967 ns"),
+            std::string::npos)
+      << c.reason;
+  // The writer too spends nearly all its time outside (its log, say): the
+  // reader's seeks weigh again.
+  s.insert_times = {1000, 1000 * 500};  // 0.5 us an insert: 0.3 s in the rep
+  s.writer_span_nanos = 120'300'000'000;
+  EXPECT_NEAR(auto_rep::OutsidePerWrite(s, /*readers=*/false), 200000, 0.1);
+  const PolicyChoice again = Choose(Input("memrep.Vector", {s}));
+  EXPECT_EQ(kAll[again.index], "memrep.Trie") << again.reason;
+}
+
 TEST(AutoPolicy, AFewReadsDoNotOutweighWrites) {
   WorkloadStats s = Writes(100000);
   s.gets = 100;  // 0.001 per write
@@ -241,6 +270,33 @@ TEST(AutoStats, ThreadsThatOnlyReadAreCountedAsReaders) {
   EXPECT_EQ(s.reader_gets, 300u);
   EXPECT_EQ(s.reader_seeks, 7u);
   EXPECT_EQ(s.reader_steps, 70u);
+}
+
+TEST(AutoStats, EachThreadIsAboutFromItsFirstTimedCallToItsLast) {
+  WorkloadRecorder recorder(/*bytewise=*/true);
+  std::atomic<bool> wrote{false}, read{false};
+  std::thread writer([&] {  // alive until the reader is done (as above)
+    recorder.Add(WorkloadRecorder::kInserts);
+    recorder.AddTimeAt(WorkloadRecorder::kTimeInsert, 1000, 1100);
+    recorder.AddTimeAt(WorkloadRecorder::kTimeInsert, 5000, 5100);
+    wrote.store(true);
+    while (!read.load()) std::this_thread::yield();
+  });
+  while (!wrote.load()) std::this_thread::yield();
+  std::thread reader([&] {
+    (void)recorder.CountGet();
+    recorder.AddTimeAt(WorkloadRecorder::kTimeGet, 2000, 2500);
+    recorder.AddTimeAt(WorkloadRecorder::kTimeSeek, 9000, 9300);
+  });
+  reader.join();
+  read.store(true);
+  writer.join();
+  const WorkloadStats s = recorder.Snapshot();
+  EXPECT_EQ(s.writer_span_nanos, 4100u);
+  EXPECT_EQ(s.reader_span_nanos, 7300u);
+  EXPECT_EQ(s.insert_times.timed, 2u);
+  EXPECT_EQ(s.reader_get_times.timed, 1u);
+  EXPECT_EQ(s.reader_seek_times.timed, 1u);
 }
 
 // ---- Options ----

@@ -136,6 +136,13 @@ struct WorkloadStats {
   OpTimes reader_seek_times;
   OpTimes reader_step_times;
   OpTimes reader_iterator_times;
+  // How long the threads were about: for each thread shard, the time from
+  // its first timed call of this memtable to its last, summed over the
+  // writers' shards and over the readers'. Less the time the sampled calls
+  // give to the rep, that is what the threads spent outside this memtable
+  // (docs/auto.md, "Threads beside the writers").
+  uint64_t writer_span_nanos = 0;
+  uint64_t reader_span_nanos = 0;
   // CPU time of the rep's background work (Rep::BackgroundCpuNanos), final
   // once the memtable was destroyed.
   uint64_t background_nanos = 0;

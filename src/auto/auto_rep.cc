@@ -53,7 +53,7 @@ auto Timing(WorkloadRecorder* recorder, Timed kind, Call call) {
   if (!TimeThis(kind)) return call();
   const uint64_t t0 = Now();
   auto result = call();
-  recorder->AddTime(kind, Elapsed(t0, Now()));
+  recorder->AddTimeAt(kind, t0, Now());
   return result;
 }
 
@@ -198,7 +198,7 @@ void AutoRep::GetRows(std::string_view internal_key, void* arg, RowCallback call
   GetProbe probe{format::UserKey(internal_key), arg, callback, nullptr};
   const uint64_t t0 = Now();
   inner_->GetRows(internal_key, &probe, &GetProbe::OnRow);
-  recorder_->AddTime(WorkloadRecorder::kTimeGet, Elapsed(t0, Now()));
+  recorder_->AddTimeAt(WorkloadRecorder::kTimeGet, t0, Now());
   recorder_->CountGetOutcome(probe.hit);
 }
 
@@ -230,7 +230,7 @@ Status AutoRep::AddBatch(std::span<const EntryView> entries, bool concurrent) {
   const uint64_t t0 = Now();
   Status s = inner_->AddBatch(entries, concurrent);
   if (!entries.empty()) {
-    recorder_->AddTime(WorkloadRecorder::kTimeBatchEntry, Elapsed(t0, Now()), entries.size());
+    recorder_->AddTimeAt(WorkloadRecorder::kTimeBatchEntry, t0, Now(), entries.size());
   }
   return s;
 }
@@ -240,7 +240,7 @@ void AutoRep::Get(std::string_view internal_key, void* arg, EntryCallback callba
   GetProbe probe{format::UserKey(internal_key), arg, nullptr, callback};
   const uint64_t t0 = Now();
   inner_->Get(internal_key, &probe, &GetProbe::OnEntry);
-  recorder_->AddTime(WorkloadRecorder::kTimeGet, Elapsed(t0, Now()));
+  recorder_->AddTimeAt(WorkloadRecorder::kTimeGet, t0, Now());
   recorder_->CountGetOutcome(probe.hit);
 }
 
@@ -252,7 +252,7 @@ void AutoRep::MultiGet(std::span<const std::string_view> internal_keys, void* ar
   }
   const uint64_t t0 = Now();
   inner_->MultiGet(internal_keys, arg, callback);
-  recorder_->AddTime(WorkloadRecorder::kTimeGet, Elapsed(t0, Now()), internal_keys.size());
+  recorder_->AddTimeAt(WorkloadRecorder::kTimeGet, t0, Now(), internal_keys.size());
 }
 
 void AutoRep::MultiGetRows(std::span<const std::string_view> internal_keys, void* arg,

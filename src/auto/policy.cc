@@ -96,6 +96,29 @@ Pricing Price(const PolicyInput& in, const std::array<double, kOps>& rates) {
 
 }  // namespace
 
+double OutsidePerWrite(const WorkloadStats& s, bool readers) {
+  const uint64_t span = readers ? s.reader_span_nanos : s.writer_span_nanos;
+  if (span == 0 || s.writes() == 0) return 0;
+  auto of = [](uint64_t calls, const OpTimes& t) { return static_cast<double>(calls) * t.mean(); };
+  double in_rep = 0;
+  if (readers) {
+    in_rep = of(s.reader_gets, s.reader_get_times) + of(s.reader_seeks, s.reader_seek_times) +
+             of(s.reader_steps, s.reader_step_times) +
+             of(s.reader_iterators, s.reader_iterator_times);
+  } else {
+    // A row's Allocate comes with each single insert of the RocksDB face
+    // (none is timed on the standalone face's).
+    in_rep = of(s.inserts, s.insert_times) + of(s.concurrent_inserts, s.concurrent_insert_times) +
+             of(s.batch_entries, s.batch_entry_times) +
+             of(s.inserts + s.concurrent_inserts, s.allocate_times) +
+             of(s.gets - std::min(s.gets, s.reader_gets), s.get_times) +
+             of(s.seeks - std::min(s.seeks, s.reader_seeks), s.seek_times) +
+             of(s.steps - std::min(s.steps, s.reader_steps), s.step_times) +
+             of(s.iterators - std::min(s.iterators, s.reader_iterators), s.iterator_times);
+  }
+  return std::max(0.0, static_cast<double>(span) - in_rep) / static_cast<double>(s.writes());
+}
+
 std::array<double, kOps> RatesOf(const WorkloadStats& s) {
   std::array<double, kOps> r{};
   const double per = PerWrite(s);
@@ -135,19 +158,23 @@ PolicyChoice Choose(const PolicyInput& in) {
   }
   // Operations per write, the newest memtable weighing most.
   std::array<double, kOps> rates{};
-  double writer_threads = 0, reader_threads = 0;
+  double writer_threads = 0, reader_threads = 0, writer_outside = 0, reader_outside = 0;
   double total_weight = 0, weight = 1;
   for (const WorkloadStats& s : in.history) {
     const std::array<double, kOps> r = RatesOf(s);
     for (size_t op = 0; op < kOps; ++op) rates[op] += weight * r[op];
     writer_threads += weight * s.writer_threads;
     reader_threads += weight * s.reader_threads;
+    writer_outside += weight * OutsidePerWrite(s, /*readers=*/false);
+    reader_outside += weight * OutsidePerWrite(s, /*readers=*/true);
     total_weight += weight;
     weight /= 2;
   }
   for (double& r : rates) r /= total_weight;
   writer_threads = std::max(1.0, writer_threads / total_weight);
   reader_threads /= total_weight;
+  writer_outside /= total_weight;
+  reader_outside /= total_weight;
   rates[kBackground] *= in.background_weight_percent / 100.0;
   rates[kFrozen] *= in.background_weight_percent / 100.0;
 
@@ -161,9 +188,17 @@ PolicyChoice Choose(const PolicyInput& in) {
   }
   // Threads that only read run beside the writers, on cores of their own:
   // their time does not add to the writers'. Each busy thread then counts
-  // as one, by how much slower the rep makes it than the best rep would:
-  // cost = writer threads x (writer cost / least writer cost) + reader
-  // threads x (reader cost / least reader cost). Without such readers, the
+  // as one, by the share of its time the rep would take. A thread also
+  // spends time outside this memtable (in the write-ahead log, in other
+  // memtables and files, waiting), the same whichever rep this memtable
+  // has: per write, the writers spend O_w there, the readers O_r. With the
+  // best rep for it, a writer's time per write is O_w + the least writer
+  // cost, and the busy threads this memtable takes are
+  // cost = writer threads x writer cost / (O_w + least writer cost)
+  //      + reader threads x reader cost / (O_r + least reader cost).
+  // The rest of the threads' time is the same for every candidate, so the
+  // margin and the trials' range compare the memtable's part alone, as
+  // they compare ns a write without readers. Without such readers, the
   // cost is the writers' alone.
   const bool readers =
       reader_threads > 0 && rates[kReaderGet] + rates[kReaderSeek] >= kMinReaderReads;
@@ -174,8 +209,8 @@ PolicyChoice Choose(const PolicyInput& in) {
     const double least_r =
         std::max(*std::min_element(reader_cost.begin(), reader_cost.end()), 1e-9);
     for (size_t i = 0; i < n; ++i) {
-      cost[i] =
-          writer_threads * writer_cost[i] / least_w + reader_threads * reader_cost[i] / least_r;
+      cost[i] = writer_threads * writer_cost[i] / (writer_outside + least_w) +
+                reader_threads * reader_cost[i] / (reader_outside + least_r);
     }
   }
   // Which of each candidate's significant operations no measurement covers.
@@ -227,7 +262,9 @@ PolicyChoice Choose(const PolicyInput& in) {
   if (readers) {
     why += "; reader threads " + Format("%.1f", reader_threads) + " beside writers " +
            Format("%.1f", writer_threads) + ", their gets " + Format("%.3f", rates[kReaderGet]) +
-           ", seeks " + Format("%.3f", rates[kReaderSeek]) + " per write; cost in busy threads:";
+           ", seeks " + Format("%.3f", rates[kReaderSeek]) +
+           " per write; outside the memtable per write: writers " + Format("%.0f", writer_outside) +
+           " ns, readers " + Format("%.0f", reader_outside) + " ns; busy threads in the memtable:";
   } else {
     why += "; est. ns/write:";
   }
@@ -235,7 +272,7 @@ PolicyChoice Choose(const PolicyInput& in) {
     const std::string basis = !in.learn || (!any_measured[i] && !unmeasured[i].empty()) ? "prior"
                               : unmeasured[i].empty()                                   ? "measured"
                                                       : "measured; prior: " + unmeasured[i];
-    why += " " + in.candidates[i] + "=" + Format(readers ? "%.2f" : "%.0f", cost[i]) +
+    why += " " + in.candidates[i] + "=" + Format(readers ? "%.3f" : "%.0f", cost[i]) +
            (i == best ? "*" : "") + " (" + basis + ")";
   }
   if (in.learn) why += "; prior x" + Format("%.2f", price.scale);

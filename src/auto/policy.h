@@ -16,10 +16,11 @@
 // wins, but the settled rep is kept unless the winner is at least
 // margin_percent cheaper (hysteresis). Threads that only read (readers
 // beside a writer) are weighed apart: each busy thread counts as one, by how
-// much the rep slows it (Choose says how). A candidate that no measurement
-// covers for the current workload, and that the estimate puts within
-// kTryRange of the best, is tried on a memtable now and then (at most
-// explore_percent of the last kTrialWindow memtables).
+// much the rep slows it, its time outside the memtable included (Choose
+// says how). A candidate that no measurement covers for the current
+// workload, and that the estimate puts within kTryRange of the best, is
+// tried on a memtable now and then (at most explore_percent of the last
+// kTrialWindow memtables).
 #pragma once
 
 #include <array>
@@ -37,6 +38,10 @@ namespace memrep::auto_rep {
 // threads that write (their own reads included) in the first kTableOps
 // slots, and those of the threads that only read in the reader slots.
 std::array<double, kOps> RatesOf(const WorkloadStats& stats);
+// What the writer threads (readers: the reader threads) of a memtable spent
+// outside it, in ns per write of it: their spans less the time their
+// sampled calls give to the rep (0 where nothing was timed).
+double OutsidePerWrite(const WorkloadStats& stats, bool readers);
 // Reader threads count in the choice once they read at least this often
 // (gets and seeks per write).
 inline constexpr double kMinReaderReads = 0.001;

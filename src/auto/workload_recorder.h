@@ -18,6 +18,9 @@
 //    it. Two threads sharing a shard may interleave their writes to it: the
 //    buffer is an atomic byte array, so that is a wrong prefix length (an
 //    estimate), never a data race.
+//  - A shard's first and latest timed instants (AddTimeAt) are relaxed
+//    stores of its own threads: two threads of one shard may mix them, which
+//    makes the shard's span an estimate, like its counts.
 //  - Sampled times (AddTime) are counters like the others; a sample that
 //    shows its thread lost its core is left out (kPreemptedNanos). The background
 //    figure is stored once, by the rep's destructor (SetBackground, release),
@@ -30,6 +33,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "auto/clock.h"
 #include "concurrency/per_thread.h"
 #include "memrep/auto.h"
 
@@ -138,6 +142,18 @@ class WorkloadRecorder {
     Bump(s.nanos[kind], nanos);
   }
 
+  // AddTime for a call timed from t0 to t1 (Now() readings), which also
+  // marks the calling thread's shard as about from t0 (its first such call)
+  // to t1 (its last so far).
+  void AddTimeAt(Timed kind, uint64_t t0, uint64_t t1, uint64_t n = 1) {
+    Shard& s = Mine();
+    if (s.first_ns.load(std::memory_order_relaxed) == 0) {
+      s.first_ns.store(t0, std::memory_order_relaxed);
+    }
+    s.last_ns.store(t1, std::memory_order_relaxed);
+    AddTime(kind, Elapsed(t0, t1), n);
+  }
+
   // The rep's background CPU time, once, when the memtable is destroyed.
   void SetBackground(uint64_t nanos) {
     background_nanos_.store(nanos, std::memory_order_relaxed);
@@ -166,6 +182,14 @@ class WorkloadRecorder {
         w.reader_seeks += c[kSeeks];
         w.reader_steps += c[kSteps];
         w.reader_iterators += c[kIterators];
+      }
+      const uint64_t first = s.first_ns.load(std::memory_order_relaxed);
+      const uint64_t last = s.last_ns.load(std::memory_order_relaxed);
+      const uint64_t span = first != 0 && last > first ? last - first : 0;
+      if (!reader) {
+        w.writer_span_nanos += span;
+      } else if (c[kGets] + c[kSeeks] != 0) {
+        w.reader_span_nanos += span;
       }
       std::array<OpTimes, kTimedKinds>& times = reader ? reader_times : writer_times;
       for (uint32_t k = 0; k < kTimedKinds; ++k) {
@@ -213,6 +237,8 @@ class WorkloadRecorder {
     std::array<std::atomic<uint64_t>, kTimedKinds> nanos{};  // and their time
     std::atomic<uint64_t> tick{0};                           // drives key sampling
     std::atomic<uint64_t> get_tick{0};                       // drives get sampling
+    std::atomic<uint64_t> first_ns{0};  // the shard's first timed call began (0: none yet)
+    std::atomic<uint64_t> last_ns{0};   // and its latest ended
     std::atomic<size_t> prev_len{0};
     std::array<std::atomic<char>, kSampledPrefix> prev{};
   };
