@@ -242,28 +242,39 @@ TEST(AutoStats, CountsFromManyThreadsAreExactUpToSixteen) {
   EXPECT_TRUE(s.bytewise);
 }
 
-TEST(AutoStats, ThreadsThatOnlyReadAreCountedAsReaders) {
-  WorkloadRecorder recorder(/*bytewise=*/true);
-  // The writer stays alive until the reader is done: a thread's slot is
-  // given to the next new thread once it exits (ThreadSlot), and two live
-  // threads hold distinct slots (16 shards: fewer than 16 live threads).
-  std::atomic<bool> wrote{false}, read{false};
+// Runs `write` on one thread, then `read` on another, and snapshots. The
+// writer stays alive until the reader is done: a thread's slot is given to
+// the next new thread once it exits (ThreadSlot), and two live threads hold
+// distinct slots (16 shards: fewer than 16 live threads).
+template <typename Write, typename Read>
+WorkloadStats WriterThenReader(WorkloadRecorder& recorder, Write write, Read read) {
+  std::atomic<bool> wrote{false}, done{false};
   std::thread writer([&] {
-    for (int i = 0; i < 1000; ++i) recorder.Add(WorkloadRecorder::kInserts);
-    for (int i = 0; i < 10; ++i) (void)recorder.CountGet();
+    write();
     wrote.store(true);
-    while (!read.load()) std::this_thread::yield();
+    while (!done.load()) std::this_thread::yield();
   });
   while (!wrote.load()) std::this_thread::yield();
-  std::thread reader([&] {
-    for (int i = 0; i < 300; ++i) (void)recorder.CountGet();
-    recorder.Add(WorkloadRecorder::kSeeks, 7);
-    recorder.Add(WorkloadRecorder::kSteps, 70);
-  });
+  std::thread reader(read);
   reader.join();
-  read.store(true);
+  done.store(true);
   writer.join();
-  const WorkloadStats s = recorder.Snapshot();
+  return recorder.Snapshot();
+}
+
+TEST(AutoStats, ThreadsThatOnlyReadAreCountedAsReaders) {
+  WorkloadRecorder recorder(/*bytewise=*/true);
+  const WorkloadStats s = WriterThenReader(
+      recorder,
+      [&] {
+        for (int i = 0; i < 1000; ++i) recorder.Add(WorkloadRecorder::kInserts);
+        for (int i = 0; i < 10; ++i) (void)recorder.CountGet();
+      },
+      [&] {
+        for (int i = 0; i < 300; ++i) (void)recorder.CountGet();
+        recorder.Add(WorkloadRecorder::kSeeks, 7);
+        recorder.Add(WorkloadRecorder::kSteps, 70);
+      });
   EXPECT_EQ(s.writer_threads, 1u);
   EXPECT_EQ(s.reader_threads, 1u);
   EXPECT_EQ(s.gets, 310u);
@@ -274,24 +285,18 @@ TEST(AutoStats, ThreadsThatOnlyReadAreCountedAsReaders) {
 
 TEST(AutoStats, EachThreadIsAboutFromItsFirstTimedCallToItsLast) {
   WorkloadRecorder recorder(/*bytewise=*/true);
-  std::atomic<bool> wrote{false}, read{false};
-  std::thread writer([&] {  // alive until the reader is done (as above)
-    recorder.Add(WorkloadRecorder::kInserts);
-    recorder.AddTimeAt(WorkloadRecorder::kTimeInsert, 1000, 1100);
-    recorder.AddTimeAt(WorkloadRecorder::kTimeInsert, 5000, 5100);
-    wrote.store(true);
-    while (!read.load()) std::this_thread::yield();
-  });
-  while (!wrote.load()) std::this_thread::yield();
-  std::thread reader([&] {
-    (void)recorder.CountGet();
-    recorder.AddTimeAt(WorkloadRecorder::kTimeGet, 2000, 2500);
-    recorder.AddTimeAt(WorkloadRecorder::kTimeSeek, 9000, 9300);
-  });
-  reader.join();
-  read.store(true);
-  writer.join();
-  const WorkloadStats s = recorder.Snapshot();
+  const WorkloadStats s = WriterThenReader(
+      recorder,
+      [&] {
+        recorder.Add(WorkloadRecorder::kInserts);
+        recorder.AddTimeAt(WorkloadRecorder::kTimeInsert, 1000, 1100);
+        recorder.AddTimeAt(WorkloadRecorder::kTimeInsert, 5000, 5100);
+      },
+      [&] {
+        (void)recorder.CountGet();
+        recorder.AddTimeAt(WorkloadRecorder::kTimeGet, 2000, 2500);
+        recorder.AddTimeAt(WorkloadRecorder::kTimeSeek, 9000, 9300);
+      });
   EXPECT_EQ(s.writer_span_nanos, 4100u);
   EXPECT_EQ(s.reader_span_nanos, 7300u);
   EXPECT_EQ(s.insert_times.timed, 2u);
