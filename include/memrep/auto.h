@@ -140,7 +140,7 @@ struct WorkloadStats {
   // its first timed call of this memtable to its last, summed over the
   // writers' shards and over the readers'. Less the time the sampled calls
   // give to the rep, that is what the threads spent outside this memtable
-  // (docs/auto.md, "Threads beside the writers").
+  // (docs/auto.md, "The policy", step 3).
   uint64_t writer_span_nanos = 0;
   uint64_t reader_span_nanos = 0;
   // CPU time of the rep's background work (Rep::BackgroundCpuNanos), final

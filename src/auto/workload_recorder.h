@@ -174,21 +174,18 @@ class WorkloadRecorder {
       // A shard that wrote is a writer's; one that only read, a reader's.
       const uint64_t writes = c[kInserts] + c[kConcurrentInserts] + c[kBatchEntries];
       const bool reader = writes == 0;
+      const uint64_t first = s.first_ns.load(std::memory_order_relaxed);
+      const uint64_t last = s.last_ns.load(std::memory_order_relaxed);
+      const uint64_t span = first != 0 && last > first ? last - first : 0;
       if (!reader) {
         ++w.writer_threads;
+        w.writer_span_nanos += span;
       } else if (c[kGets] + c[kSeeks] != 0) {
         ++w.reader_threads;
         w.reader_gets += c[kGets];
         w.reader_seeks += c[kSeeks];
         w.reader_steps += c[kSteps];
         w.reader_iterators += c[kIterators];
-      }
-      const uint64_t first = s.first_ns.load(std::memory_order_relaxed);
-      const uint64_t last = s.last_ns.load(std::memory_order_relaxed);
-      const uint64_t span = first != 0 && last > first ? last - first : 0;
-      if (!reader) {
-        w.writer_span_nanos += span;
-      } else if (c[kGets] + c[kSeeks] != 0) {
         w.reader_span_nanos += span;
       }
       std::array<OpTimes, kTimedKinds>& times = reader ? reader_times : writer_times;
